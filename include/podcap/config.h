@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The pod map: the operator's declaration of pods, uplinks and caps.
+ *
+ * Loaded with libyaml; every error carries the 1-based line and column of
+ * the offending node. After a successful load the configuration is fully
+ * validated: the data path never has to check it again.
+ */
+#ifndef PODCAP_CONFIG_H
+#define PODCAP_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PC_ID_LEN        64   /* ids and names: [A-Za-z0-9._-], 1..63 chars */
+#define PC_DEVARGS_LEN   256  /* DPDK device strings */
+#define PC_PATH_LEN      4096
+#define PC_MAX_UPLINKS   64
+#define PC_MAX_PODS      4096
+#define PC_MAX_PREFIXES  64   /* per pod */
+#define PC_DIGEST_LEN    32   /* BLAKE2b-256 */
+#define PC_ERR_MSG_LEN   512
+
+enum pc_mode {
+	PC_MODE_SHAPE = 0,   /* queue what exceeds the bucket, drop past queue_delay */
+	PC_MODE_POLICE = 1,  /* drop what exceeds the bucket at once */
+};
+
+/* 1-based position of a node in the pod map file; 0 when unknown. */
+struct pc_mark {
+	unsigned line;
+	unsigned col;
+};
+
+struct pc_prefix {
+	uint8_t family;      /* 4 or 6 */
+	uint8_t len;         /* prefix length in bits */
+	uint8_t addr[16];    /* network byte order, host bits zero; IPv4 in addr[0..3] */
+	struct pc_mark mark;
+};
+
+/* Enforcement parameters of one pod; the same in both directions. */
+struct pc_limits {
+	uint64_t cap_bps;        /* bits/s of L2 frame bytes (no FCS, no preamble) */
+	uint64_t burst_bytes;    /* token-bucket depth */
+	enum pc_mode mode;
+	uint64_t queue_delay_ns; /* shape mode: longest a frame may wait */
+};
+
+struct pc_uplink {
+	char name[PC_ID_LEN];
+	char pod_port[PC_DEVARGS_LEN];     /* PCI address or vdev arguments */
+	char fabric_port[PC_DEVARGS_LEN];
+	unsigned npods;                     /* filled by the loader */
+	struct pc_mark mark;
+};
+
+struct pc_pod {
+	char id[PC_ID_LEN];
+	unsigned gpus;
+	unsigned uplink;                    /* index into pc_config.uplinks */
+	struct pc_limits limits;
+	unsigned nprefixes;
+	struct pc_prefix prefixes[PC_MAX_PREFIXES];
+	struct pc_mark mark;
+};
+
+/* EAL settings: how podcapd runs, not what it enforces (not in the digest). */
+struct pc_dpdk {
+	char lcores[64];          /* "-l" list; default "0-1" */
+	uint64_t memory_bytes;    /* "-m"; default 1GiB */
+	char file_prefix[PC_ID_LEN]; /* default "podcap-" + appliance id */
+	unsigned nargs;
+	char args[16][PC_DEVARGS_LEN]; /* extra EAL arguments */
+};
+
+struct pc_config {
+	char path[PC_PATH_LEN];        /* the file it was loaded from */
+	char appliance_id[PC_ID_LEN];
+	char signing_key[PC_PATH_LEN]; /* "" when absent */
+	char ledger[PC_PATH_LEN];      /* "" when absent */
+	char listen[128];              /* default "127.0.0.1:9180" */
+	uint64_t window_ns;            /* default 60 s */
+	uint32_t max_frame;            /* bytes, no FCS; default 1522 */
+	struct pc_limits defaults;
+	struct pc_dpdk dpdk;
+	unsigned nuplinks;
+	struct pc_uplink *uplinks;     /* nuplinks entries */
+	unsigned npods;
+	struct pc_pod *pods;           /* npods entries */
+};
+
+struct pc_error {
+	char file[PC_PATH_LEN];
+	struct pc_mark mark;           /* 0:0 when the error has no position */
+	char msg[PC_ERR_MSG_LEN];
+	char line_text[256];           /* the offending source line, "" if none */
+};
+
+/*
+ * Loads and validates a pod map. Returns 0, or -1 with *err filled and *cfg
+ * left zeroed (nothing to free). On success free with pc_config_free().
+ */
+int pc_config_load(const char *path, struct pc_config *cfg, struct pc_error *err);
+/* The same from memory; `name` stands in for the file name in errors. */
+int pc_config_load_buffer(const char *name, const char *text, size_t len,
+			  struct pc_config *cfg, struct pc_error *err);
+void pc_config_free(struct pc_config *cfg);
+
+/*
+ * Writes "file:line:col: message\n", then the offending line and a caret
+ * under the column (as compilers do), to `f`.
+ */
+#include <stdio.h>
+void pc_error_print(const struct pc_error *err, FILE *f);
+
+/*
+ * The canonical form: a text that depends only on what is declared (not on
+ * key order, comments, whitespace or unit spelling). Returns the length it
+ * needs (excluding NUL); writes at most len bytes including the NUL.
+ * Documented byte for byte in docs/config.md.
+ */
+size_t pc_config_canonical(const struct pc_config *cfg, char *buf, size_t len);
+/* BLAKE2b-256 of the canonical form. */
+void pc_config_digest(const struct pc_config *cfg, uint8_t digest[PC_DIGEST_LEN]);
+/* Lower-case hex of a digest into buf (at least 2*PC_DIGEST_LEN+1 bytes). */
+void pc_hex(const uint8_t *bytes, size_t n, char *buf);
+
+/* Index of the pod/uplink with that id, or -1. */
+int pc_config_find_pod(const struct pc_config *cfg, const char *id);
+int pc_config_find_uplink(const struct pc_config *cfg, const char *name);
+
+#endif /* PODCAP_CONFIG_H */

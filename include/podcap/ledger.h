@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ledger directory: an append-only file of records, a file of their
+ * Merkle leaf hashes, and the latest signed checkpoint. See
+ * docs/log-format.md.
+ *
+ * One writer (podcapd's ledger thread). Readers (the HTTP endpoint) may run
+ * in other threads: every read function is safe to call concurrently with
+ * append/publish (it reads only up to the published checkpoint's size, or
+ * the durable size).
+ */
+#ifndef PODCAP_LEDGER_H
+#define PODCAP_LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "podcap/merkle.h"
+
+struct pc_ledger;
+
+/*
+ * Opens (creating it if absent) the ledger in `dir` for log `origin`
+ * ("podcap/<appliance id>"). On reopen a torn tail is detected and cut,
+ * keeping every complete record; a ledger of another origin is refused.
+ * Returns NULL with a message in err.
+ */
+struct pc_ledger *pc_ledger_open(const char *dir, const char *origin, char *err, size_t errlen);
+/* Read-only open (verifier side, no recovery, no locking). */
+struct pc_ledger *pc_ledger_open_ro(const char *dir, char *err, size_t errlen);
+void pc_ledger_close(struct pc_ledger *l);
+
+/* Appends a record and makes it durable (fsync) before returning. 0 or -1. */
+int pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len);
+/* Number of durable records and the Merkle root over them. */
+uint64_t pc_ledger_size(const struct pc_ledger *l);
+void pc_ledger_root(const struct pc_ledger *l, uint8_t root[PC_HASH_LEN]);
+const char *pc_ledger_origin(const struct pc_ledger *l);
+
+/* Stores a signed checkpoint note atomically (tmp file, fsync, rename, fsync dir). */
+int pc_ledger_publish(struct pc_ledger *l, const char *note, size_t len);
+/* Copies the latest published note into buf; returns its length, 0 if none, -1 on error. */
+long pc_ledger_checkpoint(struct pc_ledger *l, char *buf, size_t len);
+/* Size of the tree covered by the latest published checkpoint. */
+uint64_t pc_ledger_published_size(struct pc_ledger *l);
+
+/* Record i (0-based) into buf; returns its length, or -1. */
+long pc_ledger_record(struct pc_ledger *l, uint64_t i, uint8_t *buf, size_t len);
+/* Leaf hash i; matches pc_leaf_fn so it can drive the pc_merkle_* proofs. */
+int pc_ledger_leaf(void *ledger, uint64_t i, uint8_t out[PC_HASH_LEN]);
+/* Bytes on disk (records + hashes + checkpoint), for /metrics. */
+uint64_t pc_ledger_bytes(struct pc_ledger *l);
+
+#endif /* PODCAP_LEDGER_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * C2SP signed notes and tlog checkpoints.
+ *
+ * A checkpoint body is three lines:
+ *   <origin>\n<tree size, decimal>\n<base64 root hash>\n
+ * optionally followed by extension lines. The signed note is the body, an
+ * empty line, and one signature line per signer:
+ *   \u2014 <key name> <base64(4-byte key id || 64-byte Ed25519 signature)>\n
+ * The Ed25519 signature is over the body bytes.
+ */
+#ifndef PODCAP_NOTE_H
+#define PODCAP_NOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "podcap/keys.h"
+#include "podcap/merkle.h"
+
+#define PC_NOTE_MAX 4096
+
+struct pc_checkpoint {
+	char origin[PC_KEY_NAME_LEN];
+	uint64_t size;
+	uint8_t root[PC_HASH_LEN];
+	char extra[1024];   /* extension lines after the third, each ending in \n; "" if none */
+};
+
+/* Body text of a checkpoint; returns its length, or 0 if buf is too small. */
+size_t pc_checkpoint_body(const struct pc_checkpoint *cp, char *buf, size_t len);
+int pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp, const char **why);
+
+/*
+ * The signed note for `body` (which must end in a newline) with one signature
+ * line made from a raw Ed25519 signature: body, "\n", signature line, into
+ * out (NUL-terminated). Returns the note's length, or 0 if out is too small or
+ * the body or key name is not valid.
+ */
+size_t pc_note_format(const char *body, size_t body_len, const char *key_name, uint32_t key_id,
+		      const uint8_t sig[64], char *out, size_t outlen);
+/* Sign body with the secret key (used inside the signer process only). */
+void pc_note_sign_body(const struct pc_signer_key *k, const char *body, size_t body_len, uint8_t sig[64]);
+
+/*
+ * Verifies a signed note against vk: 0 when a signature line with vk's name
+ * and id verifies; else -1 with *why ("no signature by key X", "bad
+ * signature", "malformed note"). On success *body_len is the body's length
+ * (the body is note[0..body_len)).
+ */
+int pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
+		   size_t *body_len, const char **why);
+
+#endif /* PODCAP_NOTE_H */

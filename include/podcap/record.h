@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ledger records: what the appliance observed, one record per event.
+ *
+ * Every window produces a WINDOW record; every start, stop, pod-map reload
+ * and run of unobserved windows produces a record of its own. The exact
+ * bytes are in docs/log-format.md; all integers are big-endian.
+ */
+#ifndef PODCAP_RECORD_H
+#define PODCAP_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "podcap/config.h"
+#include "podcap/counters.h"
+
+/* Largest encoded record, bytes: PC_MAX_PODS pods and PC_MAX_UPLINKS links with 63-byte names fit. */
+#define PC_RECORD_MAX (1u << 21)
+
+enum pc_record_type {
+	PC_REC_START = 1,   /* podcapd started enforcing this pod map */
+	PC_REC_WINDOW = 2,  /* counters of one closed window */
+	PC_REC_GAP = 3,     /* windows the appliance did not observe or could not log */
+	PC_REC_RELOAD = 4,  /* a new pod map is in force from window_start */
+	PC_REC_STOP = 5,    /* podcapd stopped cleanly */
+};
+
+struct pc_record_pod {
+	char id[PC_ID_LEN];
+	char uplink[PC_ID_LEN];
+	uint64_t cap_bps;
+	uint64_t burst_bytes;
+	uint8_t mode;                      /* enum pc_mode */
+	struct pc_pod_ctr dir[PC_DIR_COUNT];
+};
+
+struct pc_record_link {
+	char name[PC_ID_LEN];
+	struct pc_link_ctr dir[PC_DIR_COUNT];
+};
+
+struct pc_record {
+	uint8_t type;                      /* enum pc_record_type */
+	char appliance_id[PC_ID_LEN];
+	uint64_t time_ns;                  /* UTC ns when the record was made */
+	uint64_t window_start_ns;          /* UTC ns, a multiple of window_len_ns */
+	uint64_t window_len_ns;
+	uint64_t window_count;             /* WINDOW: 1; GAP: windows missed; others: 0 */
+	uint8_t podmap_digest[PC_DIGEST_LEN];
+	uint8_t build_id[32];              /* BLAKE2b-256 of the podcapd executable */
+	uint32_t npods;
+	struct pc_record_pod *pods;        /* WINDOW, START, RELOAD: npods entries */
+	uint32_t nlinks;
+	struct pc_record_link *links;      /* WINDOW: unmapped/malformed per uplink */
+};
+
+/*
+ * Encodes into buf; returns the encoded length, or 0 if buf is too small.
+ * Decoding checks every length and enum exactly; returns 0 or -1 with *why.
+ * Decoded pods/links are malloc'd; free with pc_record_free().
+ */
+size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
+int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, const char **why);
+void pc_record_free(struct pc_record *r);
+const char *pc_record_type_name(uint8_t type); /* "start", "window", ... */
+
+#endif /* PODCAP_RECORD_H */

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Verifying a podcap log as someone who does not trust its operator.
+ *
+ * Streaming: give the signed checkpoint, then every record it covers in
+ * order (records are never held in memory all at once), then finish. The
+ * verifier recomputes the Merkle root, decodes every record, checks the
+ * sequence of windows, restarts, gaps and reloads, checks each pod's bytes
+ * against its cap envelope, and, given the previous trusted checkpoint,
+ * detects rollbacks and forks. What a verifier checks is specified in
+ * docs/log-format.md, "Verifying".
+ *
+ *	v = pc_verify_new(&key, podmap_or_NULL);
+ *	pc_verify_trusted(v, old_note, old_len, err, sizeof(err));   (optional)
+ *	if (pc_verify_checkpoint(v, note, len) == 0)
+ *		for (i = 0; i < pc_verify_size(v); i++)
+ *			pc_verify_record(v, rec_i, len_i, stored_leaf_i_or_NULL);
+ *	rc = pc_verify_finish(v);
+ */
+#ifndef PODCAP_VERIFY_H
+#define PODCAP_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "podcap/classify.h"
+#include "podcap/config.h"
+#include "podcap/counters.h"
+#include "podcap/keys.h"
+#include "podcap/merkle.h"
+
+/* Which check a failure belongs to. */
+enum pc_verify_check {
+	PC_VC_CHECKPOINT = 0, /* the checkpoint note does not parse */
+	PC_VC_SIGNATURE,      /* not signed by the verifier key */
+	PC_VC_ORIGIN,         /* the checkpoint's origin is not the key's name */
+	PC_VC_MISSING,        /* fewer records than the checkpoint covers */
+	PC_VC_ROOT,           /* the records do not hash to the signed root */
+	PC_VC_DECODE,         /* a record is not well-formed */
+	PC_VC_APPLIANCE,      /* a record names another appliance than the origin */
+	PC_VC_SEQUENCE,       /* order of records, window continuity, what is in force */
+	PC_VC_PODMAP,         /* a window ran under another pod map than --pod-map */
+	PC_VC_ENVELOPE,       /* a pod passed more than burst + cap x time */
+	PC_VC_ROLLBACK,       /* the tree is smaller than the last trusted one */
+	PC_VC_FORK,           /* the tree does not extend the last trusted one */
+	PC_VC_COUNT,
+};
+
+/* "checkpoint", "signature", "origin", "missing", "root", ... */
+const char *pc_verify_check_name(enum pc_verify_check c);
+
+#define PC_VERIFY_MSG_LEN 384
+#define PC_VERIFY_MAX_KEPT 1000   /* failures and events kept for the report */
+
+struct pc_verify_failure {
+	enum pc_verify_check check;
+	int64_t record;            /* index of the record to blame, -1 for none */
+	uint8_t type;              /* its type, 0 if unknown (undecodable) */
+	uint64_t window_start_ns;  /* its window, when type != 0 */
+	char msg[PC_VERIFY_MSG_LEN];
+};
+
+enum pc_verify_event_kind {
+	PC_VE_START = 0,   /* record 0 */
+	PC_VE_RESTART,     /* a later START: down from `from_ns` to `window_start_ns` */
+	PC_VE_STOP,
+	PC_VE_GAP,         /* `windows` windows from window_start_ns were not logged */
+	PC_VE_RELOAD,
+};
+
+struct pc_verify_event {
+	enum pc_verify_event_kind kind;
+	uint64_t record;
+	uint64_t window_start_ns;
+	uint64_t from_ns;          /* RESTART: end of the last window before it */
+	uint64_t window_len_ns;
+	uint64_t windows;          /* GAP: windows missed; RESTART: windows down */
+	bool clean;                /* RESTART: a STOP preceded it */
+	uint8_t podmap_digest[PC_DIGEST_LEN]; /* START, RESTART, RELOAD: now in force */
+	uint8_t build_id[32];      /* START, RESTART */
+};
+
+/* Totals of one pod in one direction over every window of the log. */
+struct pc_verify_totals {
+	unsigned __int128 bytes;
+	unsigned __int128 frames;
+	unsigned __int128 drop_frames[PC_POD_DROP_COUNT];
+	unsigned __int128 drop_bytes[PC_POD_DROP_COUNT];
+	uint64_t windows;          /* windows the pod appears in */
+	uint64_t peak_bytes;       /* most bytes passed in one window */
+	uint64_t peak_window_start_ns;
+	uint64_t peak_permille;    /* peak_bytes / (cap x window / 8), in 1/1000; UINT64_MAX if cap 0 */
+	uint64_t at_cap;           /* windows with bytes >= 99% of cap x window / 8 */
+};
+
+struct pc_verify;
+
+/* key: the appliance's verifier key; podmap: check against it, or NULL. */
+struct pc_verify *pc_verify_new(const struct pc_verifier_key *key, const struct pc_config *podmap);
+void pc_verify_free(struct pc_verify *v);
+
+/*
+ * The last checkpoint this verifier trusted (the --state file). It must
+ * verify with the key; -1 with a message in err if it does not (that is the
+ * caller's own state gone bad, not a finding about the log).
+ */
+int pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, char *err, size_t errlen);
+/* Size of the trusted checkpoint; 0 when none was given. */
+uint64_t pc_verify_trusted_size(const struct pc_verify *v);
+
+/*
+ * The checkpoint to verify. Returns 0 when it parses, is signed by the key
+ * and names the key's log; otherwise records the failure and returns -1
+ * (records can then prove nothing, but finish still reports).
+ */
+int pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len);
+/* Tree size of the checkpoint: how many records to feed. */
+uint64_t pc_verify_size(const struct pc_verify *v);
+/* The note given to pc_verify_checkpoint (to be trusted next time); NULL if it failed. */
+const char *pc_verify_checkpoint_note(const struct pc_verify *v, size_t *len);
+
+/*
+ * Record i, for i = 0, 1, ... in order. stored_leaf is the leaf hash the
+ * source keeps beside the record (the ledger's hashes file), or NULL; it is
+ * never trusted, only used to point at the records that changed when the
+ * stored hashes still give the signed root.
+ */
+void pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len,
+		      const uint8_t *stored_leaf);
+
+/* A consistency proof from the trusted tree to the checkpoint's, from the log server. */
+void pc_verify_consistency(struct pc_verify *v, const uint8_t proof[][PC_HASH_LEN], size_t n);
+
+/*
+ * Runs the whole-log checks (root, missing records, envelope runs still
+ * open, trusted state). Returns 0 when everything holds, 1 when a check
+ * failed. Call once, after the last record.
+ */
+int pc_verify_finish(struct pc_verify *v);
+
+/* ---- results ---- */
+
+uint64_t pc_verify_nfailures(const struct pc_verify *v);      /* all of them */
+/* The i-th failure kept (i < min(nfailures, PC_VERIFY_MAX_KEPT)), in the order found. */
+const struct pc_verify_failure *pc_verify_failure_at(const struct pc_verify *v, size_t i);
+/* The first failure of that check, or NULL. */
+const struct pc_verify_failure *pc_verify_find(const struct pc_verify *v, enum pc_verify_check c);
+
+uint64_t pc_verify_nevents(const struct pc_verify *v);
+const struct pc_verify_event *pc_verify_event_at(const struct pc_verify *v, size_t i);
+
+/* Totals of a pod (by id) in a direction; 0, or -1 if the pod never appeared. */
+int pc_verify_pod_totals(const struct pc_verify *v, const char *pod, enum pc_dir dir,
+			 struct pc_verify_totals *t);
+
+uint64_t pc_verify_nrecords(const struct pc_verify *v);   /* records fed */
+uint64_t pc_verify_nwindows(const struct pc_verify *v);   /* window records accepted */
+
+/*
+ * The report: per-pod table, per-link drops, events, failures and the last
+ * line "verified: ..." or "FAILED: ...". Text for people, one JSON object
+ * for programs; both are fully determined by the log (no clock, no locale).
+ */
+void pc_verify_print_text(const struct pc_verify *v, FILE *f);
+void pc_verify_print_json(const struct pc_verify *v, FILE *f);
+
+/* UTC ISO-8601, e.g. "2024-01-01T00:01:00Z" (fractional seconds only when non-zero). */
+void pc_verify_format_time(uint64_t ns, char *buf, size_t len);
+
+#endif /* PODCAP_VERIFY_H */

@@ -1,0 +1,1901 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The pod map loader.
+ *
+ * The file is loaded whole with libyaml's document API, then walked with
+ * tables of {key, handler}: any key not in the table is an error, so a typo
+ * can never silently leave a default in force. Errors found while walking
+ * come in document order; the cross-checks that need the whole map (names,
+ * ports, references, bursts, prefixes) run after it, in a fixed order, so
+ * the same file always yields the same first error.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <sodium.h>
+#include <yaml.h>
+
+#include "podcap/config.h"
+#include "podcap/units.h"
+
+#define CANONICAL_VERSION	"podcap-podmap-v1"
+#define DEFAULT_LISTEN		"127.0.0.1:9180"
+#define DEFAULT_LCORES		"0-1"
+#define DEFAULT_FILE_PREFIX	"podcap-"
+#define DEFAULT_WINDOW_NS	(60 * PC_NS_PER_SEC)
+#define DEFAULT_MAX_FRAME	1522
+#define DEFAULT_CAP_BPS		1000000000ULL
+#define DEFAULT_BURST_NS	(60 * PC_NS_PER_SEC)
+#define DEFAULT_QUEUE_DELAY_NS	50000000ULL
+#define DEFAULT_MEMORY		(1ULL << 30)
+#define MIN_WINDOW_NS		100000000ULL
+#define MS_NS			1000000ULL
+#define MIN_MAX_FRAME		64
+#define MAX_MAX_FRAME		16384
+#define MAX_DPDK_ARGS		16
+#define MAX_FILE_SIZE		(16u << 20)
+#define QUOTE_LEN		64	/* characters of a value quoted in a message */
+
+/* What a pod or the defaults declare; unset fields come from the defaults. */
+struct limits_spec {
+	uint64_t cap_bps;
+	uint64_t burst;			/* bytes, or ns when burst_is_time */
+	bool burst_is_time;		/* resolved against the pod's own cap */
+	enum pc_mode mode;
+	uint64_t queue_delay_ns;
+	bool has_cap;
+	bool has_burst;
+	bool has_mode;
+	bool has_queue_delay;
+};
+
+struct uplink_state {
+	struct pc_uplink up;
+	yaml_node_t *node;
+};
+
+struct pod_state {
+	struct pc_pod pod;
+	char uplink[PC_ID_LEN];
+	struct limits_spec lim;
+	yaml_node_t *node;
+};
+
+struct ctx {
+	const char *text;
+	size_t len;
+	yaml_document_t *doc;
+	struct pc_error *err;
+	struct pc_config cfg;
+	struct limits_spec defaults;
+	yaml_node_t *defaults_node;
+	char where[48];			/* "in pods[3]", for messages */
+	unsigned nuplinks;
+	struct uplink_state *uplinks;
+	unsigned npods;
+	struct pod_state *pods;
+};
+
+struct field;
+typedef int (*handler_fn)(struct ctx *c, const struct field *f,
+			  yaml_node_t *val, void *dst);
+
+/* One key of a mapping: its handler writes at `off` into the object. */
+struct field {
+	const char *key;
+	handler_fn fn;
+	size_t off;
+	size_t size;			/* of the destination, for strings */
+	bool required;
+};
+
+static struct pc_mark
+mark_of(const yaml_node_t *n)
+{
+	struct pc_mark m = { n->start_mark.line + 1, n->start_mark.column + 1 };
+
+	return m;
+}
+
+/* Copies line `line` (1-based) of the text, without its line break. */
+static void
+source_line(const char *text, size_t len, unsigned line, char *out, size_t n)
+{
+	size_t i = 0, k = 0;
+	unsigned l = 1;
+
+	out[0] = '\0';
+	if (text == NULL || line == 0)
+		return;
+	while (i < len && l < line) {
+		if (text[i++] == '\n')
+			l++;
+	}
+	if (l != line)
+		return;
+	while (i < len && text[i] != '\n' && text[i] != '\r' && k + 1 < n)
+		out[k++] = text[i++];
+	out[k] = '\0';
+}
+
+/* Printable, bounded copy of a value for a message. */
+static const char *
+quote(const char *s, char *buf, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; s[i] != '\0' && i < QUOTE_LEN && k + 1 < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		buf[k++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+	}
+	if (s[i] != '\0' && k + 4 < n) {
+		memcpy(buf + k, "...", 3);
+		k += 3;
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static int fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->err->mark = m;
+	va_start(ap, fmt);
+	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
+	va_end(ap);
+	source_line(c->text, c->len, m.line, c->err->line_text,
+		    sizeof(c->err->line_text));
+	return -1;
+}
+
+/* "invalid KEY 'VALUE' in WHERE: WHY", at the value. */
+static int
+fail_value(struct ctx *c, const char *key, const yaml_node_t *v, const char *why)
+{
+	char q[QUOTE_LEN + 4];
+
+	return fail_at(c, mark_of(v), "invalid %s '%s' %s: %s", key,
+		       quote((const char *)v->data.scalar.value, q, sizeof(q)),
+		       c->where, why);
+}
+
+static yaml_node_t *
+node_at(const struct ctx *c, int index)
+{
+	return yaml_document_get_node(c->doc, index);
+}
+
+static bool
+is_null(const yaml_node_t *n)
+{
+	const char *s;
+
+	if (n->type != YAML_SCALAR_NODE)
+		return false;
+	s = (const char *)n->data.scalar.value;
+	if (n->data.scalar.length == 0)
+		return true;
+	return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
+	     strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0);
+}
+
+static const char *
+kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	case YAML_SEQUENCE_NODE:
+		return "a sequence";
+	default:
+		return is_null(n) ? "nothing" : "a scalar";
+	}
+}
+
+static const char *
+type_name(yaml_node_type_t t)
+{
+	return t == YAML_MAPPING_NODE ? "a mapping" :
+	    t == YAML_SEQUENCE_NODE ? "a sequence" : "a scalar";
+}
+
+/* The value of field `f` must be of type `t`, and a scalar not empty. */
+static int
+expect(struct ctx *c, const struct field *f, const yaml_node_t *v,
+       yaml_node_type_t t)
+{
+	if (v->type == t && !(t == YAML_SCALAR_NODE && is_null(v)))
+		return 0;
+	if (t == YAML_SCALAR_NODE && is_null(v))
+		return fail_at(c, mark_of(v), "missing value for '%s' %s",
+			       f->key, c->where);
+	return fail_at(c, mark_of(v), "expected %s for '%s' %s, got %s",
+		       type_name(t), f->key, c->where, kind(v));
+}
+
+/* Item `i` of sequence `name` must be of type `t`. */
+static int
+expect_item(struct ctx *c, const char *name, unsigned i, const yaml_node_t *v,
+	    yaml_node_type_t t)
+{
+	if (v->type == t && !(t == YAML_SCALAR_NODE && is_null(v)))
+		return 0;
+	return fail_at(c, mark_of(v), "expected %s for %s[%u], got %s",
+		       type_name(t), name, i, kind(v));
+}
+
+static int
+scalar_checked(struct ctx *c, const char *key, const yaml_node_t *v)
+{
+	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length)
+		return fail_value(c, key, v, "contains a NUL character");
+	return 0;
+}
+
+static int
+get_scalar(struct ctx *c, const struct field *f, const yaml_node_t *v,
+	   const char **s)
+{
+	if (expect(c, f, v, YAML_SCALAR_NODE) < 0 ||
+	    scalar_checked(c, f->key, v) < 0)
+		return -1;
+	*s = (const char *)v->data.scalar.value;
+	return 0;
+}
+
+static const struct field *
+find_field(const struct field *fields, const char *key)
+{
+	for (; fields->key != NULL; fields++)
+		if (strcmp(fields->key, key) == 0)
+			return fields;
+	return NULL;
+}
+
+static bool
+same_scalar(const yaml_node_t *a, const yaml_node_t *b)
+{
+	return a->data.scalar.length == b->data.scalar.length &&
+	    memcmp(a->data.scalar.value, b->data.scalar.value,
+		   a->data.scalar.length) == 0;
+}
+
+/*
+ * Walks a mapping with a field table. `where` names it in messages
+ * ("in pods[2]"). The caller has checked that `node` is a mapping.
+ */
+static int
+parse_mapping(struct ctx *c, yaml_node_t *node, const char *where,
+	      const struct field *fields, void *obj)
+{
+	yaml_node_pair_t *pair, *prev, *start = node->data.mapping.pairs.start;
+	const struct field *f;
+	char saved[sizeof(c->where)], q[QUOTE_LEN + 4];
+	uint64_t seen = 0;
+	int rc = -1;
+
+	memcpy(saved, c->where, sizeof(saved));
+	snprintf(c->where, sizeof(c->where), "%s", where);
+	for (pair = start; pair < node->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = node_at(c, pair->key);
+		yaml_node_t *v = node_at(c, pair->value);
+		const char *key;
+
+		if (k->type != YAML_SCALAR_NODE) {
+			fail_at(c, mark_of(k), "expected a scalar key %s, got %s",
+				c->where, kind(k));
+			goto out;
+		}
+		key = (const char *)k->data.scalar.value;
+		for (prev = start; prev < pair; prev++) {
+			yaml_node_t *pk = node_at(c, prev->key);
+
+			if (pk->type == YAML_SCALAR_NODE && same_scalar(pk, k)) {
+				struct pc_mark m = mark_of(pk);
+
+				fail_at(c, mark_of(k),
+					"duplicate key '%s' %s (first at %u:%u)",
+					quote(key, q, sizeof(q)), c->where,
+					m.line, m.col);
+				goto out;
+			}
+		}
+		f = find_field(fields, key);
+		if (f == NULL || strlen(key) != k->data.scalar.length) {
+			fail_at(c, mark_of(k), "unknown key '%s' %s",
+				quote(key, q, sizeof(q)), c->where);
+			goto out;
+		}
+		seen |= 1ULL << (f - fields);
+		if (f->fn(c, f, v, (char *)obj + f->off) < 0)
+			goto out;
+	}
+	for (f = fields; f->key != NULL; f++) {
+		if (f->required && !(seen & (1ULL << (f - fields)))) {
+			fail_at(c, mark_of(node), "missing key '%s' %s", f->key,
+				c->where);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	memcpy(c->where, saved, sizeof(saved));
+	return rc;
+}
+
+/* Of the value of `key` in mapping `map`, or of the mapping itself. */
+static struct pc_mark
+key_mark(const struct ctx *c, const yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *pair;
+
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = node_at(c, pair->key);
+
+		if (k->type == YAML_SCALAR_NODE &&
+		    strcmp((const char *)k->data.scalar.value, key) == 0)
+			return mark_of(node_at(c, pair->value));
+	}
+	return mark_of(map);
+}
+
+/* Scalar handlers */
+
+static bool
+valid_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= PC_ID_LEN)
+		return false;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789._-") == n;
+}
+
+static int
+handle_id(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	const char *s;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (!valid_id(s))
+		return fail_value(c, f->key, v,
+				  "use 1 to 63 characters of A-Z a-z 0-9 . _ -");
+	snprintf(dst, f->size, "%s", s);
+	return 0;
+}
+
+static int
+handle_string(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	const char *s;
+	char why[64];
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (strlen(s) >= f->size) {
+		snprintf(why, sizeof(why), "longer than %zu characters",
+			 f->size - 1);
+		return fail_value(c, f->key, v, why);
+	}
+	snprintf(dst, f->size, "%s", s);
+	return 0;
+}
+
+/* A DPDK device: one argv word for the EAL. */
+static int
+handle_devargs(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	const char *s;
+
+	if (handle_string(c, f, v, dst) < 0)
+		return -1;
+	s = dst;
+	if (s[strcspn(s, " \t\r\n\v\f")] != '\0')
+		return fail_value(c, f->key, v, "must not contain whitespace");
+	return 0;
+}
+
+static bool
+valid_port(const char *s)
+{
+	char *end;
+	unsigned long p;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	p = strtoul(s, &end, 10);
+	return errno == 0 && *end == '\0' && p <= 65535;
+}
+
+static bool
+valid_hostname(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "abcdefghijklmnopqrstuvwxyz0123456789.-") == n;
+}
+
+/* host:port or [v6]:port, the host an IPv4 address or a name */
+static int
+handle_listen(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	static const char *const form = "expected host:port or [IPv6]:port";
+	char host[128];
+	const char *s, *colon, *close;
+	unsigned char addr[16];
+
+	if (handle_string(c, f, v, dst) < 0)
+		return -1;
+	s = dst;
+	if (s[0] == '[') {
+		close = strchr(s, ']');
+		if (close == NULL || close[1] != ':')
+			return fail_value(c, f->key, v, form);
+		snprintf(host, sizeof(host), "%.*s", (int)(close - s - 1), s + 1);
+		if (inet_pton(AF_INET6, host, addr) != 1)
+			return fail_value(c, f->key, v, "not an IPv6 address in brackets");
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL)
+			return fail_value(c, f->key, v, form);
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - s), s);
+		if (strchr(host, ':') != NULL)
+			return fail_value(c, f->key, v,
+					  "put an IPv6 address in brackets: [addr]:port");
+		if (!valid_hostname(host))
+			return fail_value(c, f->key, v, form);
+	}
+	if (!valid_port(colon + 1))
+		return fail_value(c, f->key, v, "port must be 0 to 65535");
+	return 0;
+}
+
+static int
+handle_window(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	uint64_t *ns = dst;
+	const char *s, *why;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (pc_parse_duration(s, ns, &why) < 0)
+		return fail_value(c, f->key, v, why);
+	if (*ns < MIN_WINDOW_NS)
+		return fail_value(c, f->key, v, "must be at least 100ms");
+	if (*ns % MS_NS != 0)
+		return fail_value(c, f->key, v,
+				  "must be a whole number of milliseconds");
+	return 0;
+}
+
+static int
+handle_max_frame(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	uint32_t *max_frame = dst;
+	const char *s, *why;
+	uint64_t bytes;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (pc_parse_size(s, &bytes, &why) < 0)
+		return fail_value(c, f->key, v, why);
+	if (bytes < MIN_MAX_FRAME || bytes > MAX_MAX_FRAME)
+		return fail_value(c, f->key, v, "must be 64B to 16KiB");
+	*max_frame = (uint32_t)bytes;
+	return 0;
+}
+
+static int
+handle_cap(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	struct limits_spec *lim = dst;
+	const char *s, *why;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (pc_parse_rate(s, &lim->cap_bps, &why) < 0)
+		return fail_value(c, f->key, v, why);
+	if (lim->cap_bps == 0)
+		return fail_value(c, f->key, v, "must be greater than 0");
+	lim->has_cap = true;
+	return 0;
+}
+
+/* A size, or a duration at the cap: whichever unit the value carries. */
+static int
+handle_burst(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	struct limits_spec *lim = dst;
+	const char *s, *why_size, *why_time;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (pc_parse_size(s, &lim->burst, &why_size) == 0) {
+		lim->burst_is_time = false;
+	} else if (pc_parse_duration(s, &lim->burst, &why_time) == 0) {
+		lim->burst_is_time = true;
+	} else if (strncmp(why_size, "unknown unit", 12) != 0) {
+		return fail_value(c, f->key, v, why_size);
+	} else if (strncmp(why_time, "unknown unit", 12) != 0) {
+		return fail_value(c, f->key, v, why_time);
+	} else {
+		return fail_value(c, f->key, v,
+				  "unknown unit (use a size such as 7.5GB or "
+				  "a duration such as 60s)");
+	}
+	lim->has_burst = true;
+	return 0;
+}
+
+static int
+handle_mode(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	struct limits_spec *lim = dst;
+	const char *s;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (strcmp(s, "shape") == 0)
+		lim->mode = PC_MODE_SHAPE;
+	else if (strcmp(s, "police") == 0)
+		lim->mode = PC_MODE_POLICE;
+	else
+		return fail_value(c, f->key, v, "use shape or police");
+	lim->has_mode = true;
+	return 0;
+}
+
+static int
+handle_queue_delay(struct ctx *c, const struct field *f, yaml_node_t *v,
+		   void *dst)
+{
+	struct limits_spec *lim = dst;
+	const char *s, *why;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (pc_parse_duration(s, &lim->queue_delay_ns, &why) < 0)
+		return fail_value(c, f->key, v, why);
+	lim->has_queue_delay = true;
+	return 0;
+}
+
+static int
+handle_gpus(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	unsigned *gpus = dst;
+	const char *s;
+	uint64_t n = 0;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (s[strspn(s, "0123456789")] != '\0')
+		return fail_value(c, f->key, v, "expected a whole number, 0 or more");
+	for (; *s != '\0'; s++) {
+		n = n * 10 + (uint64_t)(*s - '0');
+		if (n > UINT32_MAX)
+			return fail_value(c, f->key, v, "too large");
+	}
+	*gpus = (unsigned)n;
+	return 0;
+}
+
+/* An EAL -l core list: "0-1", "0,2-3" */
+static bool
+valid_lcores(const char *s)
+{
+	unsigned long lo, hi;
+	char *end;
+
+	for (;;) {
+		if (*s < '0' || *s > '9')
+			return false;
+		lo = strtoul(s, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return false;
+			hi = strtoul(s, &end, 10);
+		}
+		if (lo > hi || hi > 65535)
+			return false;
+		if (*end == '\0')
+			return true;
+		if (*end != ',')
+			return false;
+		s = end + 1;
+	}
+}
+
+static int
+handle_lcores(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	if (handle_string(c, f, v, dst) < 0)
+		return -1;
+	if (!valid_lcores(dst))
+		return fail_value(c, f->key, v,
+				  "expected a core list such as 0-1 or 0,2-3");
+	return 0;
+}
+
+static int
+handle_memory(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	uint64_t *bytes = dst;
+	const char *s, *why;
+
+	if (get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (pc_parse_size(s, bytes, &why) < 0)
+		return fail_value(c, f->key, v, why);
+	/* the EAL takes -m in MiB */
+	if (*bytes == 0 || *bytes % (1ULL << 20) != 0)
+		return fail_value(c, f->key, v,
+				  "must be a whole number of MiB, at least 1MiB");
+	return 0;
+}
+
+static int
+handle_args(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	struct pc_dpdk *dpdk = dst;
+	yaml_node_item_t *it, *start;
+	char where[32];
+	unsigned i;
+
+	if (expect(c, f, v, YAML_SEQUENCE_NODE) < 0)
+		return -1;
+	start = v->data.sequence.items.start;
+	for (it = start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *a = node_at(c, *it);
+
+		i = (unsigned)(it - start);
+		if (i == MAX_DPDK_ARGS)
+			return fail_at(c, mark_of(a),
+				       "too many dpdk args (at most %d)",
+				       MAX_DPDK_ARGS);
+		if (expect_item(c, "dpdk.args", i, a, YAML_SCALAR_NODE) < 0)
+			return -1;
+		snprintf(where, sizeof(where), "args[%u]", i);
+		if (scalar_checked(c, where, a) < 0)
+			return -1;
+		if (a->data.scalar.length >= PC_DEVARGS_LEN)
+			return fail_value(c, where, a, "longer than 255 characters");
+		snprintf(dpdk->args[i], PC_DEVARGS_LEN, "%s",
+			 (const char *)a->data.scalar.value);
+		dpdk->nargs = i + 1;
+	}
+	return 0;
+}
+
+/* Prefixes */
+
+static bool
+host_bits_clear(const uint8_t *addr, unsigned len, unsigned bits)
+{
+	unsigned i;
+
+	for (i = len; i < bits; i++)
+		if (addr[i / 8] & (0x80 >> (i % 8)))
+			return false;
+	return true;
+}
+
+static void
+clear_host_bits(uint8_t *addr, unsigned len, unsigned bits)
+{
+	unsigned i;
+
+	for (i = len; i < bits; i++)
+		addr[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
+}
+
+static void
+format_prefix(const struct pc_prefix *p, char *buf, size_t n)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(p->family == 4 ? AF_INET : AF_INET6, p->addr, a, sizeof(a));
+	snprintf(buf, n, "%s/%u", a, p->len);
+}
+
+static int
+parse_prefix(struct ctx *c, yaml_node_t *v, struct pc_prefix *p)
+{
+	const char *s = (const char *)v->data.scalar.value, *slash;
+	char host[INET6_ADDRSTRLEN + 1], why[128], net[64];
+	unsigned bits, len = 0;
+	const char *d;
+
+	memset(p, 0, sizeof(*p));
+	p->mark = mark_of(v);
+	slash = strchr(s, '/');
+	if (slash == NULL)
+		return fail_value(c, "prefix", v, "missing /length");
+	if ((size_t)(slash - s) >= sizeof(host))
+		return fail_value(c, "prefix", v, "not an IPv4 or IPv6 address");
+	snprintf(host, sizeof(host), "%.*s", (int)(slash - s), s);
+	if (inet_pton(AF_INET, host, p->addr) == 1) {
+		p->family = 4;
+		bits = 32;
+	} else if (inet_pton(AF_INET6, host, p->addr) == 1) {
+		p->family = 6;
+		bits = 128;
+	} else {
+		return fail_value(c, "prefix", v, "not an IPv4 or IPv6 address");
+	}
+	d = slash + 1;
+	if (*d == '\0' || d[strspn(d, "0123456789")] != '\0' || strlen(d) > 3)
+		len = bits + 1;
+	else
+		len = (unsigned)strtoul(d, NULL, 10);
+	if (len > bits) {
+		snprintf(why, sizeof(why), "length must be 0 to %u", bits);
+		return fail_value(c, "prefix", v, why);
+	}
+	p->len = (uint8_t)len;
+	if (!host_bits_clear(p->addr, len, bits)) {
+		struct pc_prefix n = *p;
+
+		clear_host_bits(n.addr, len, bits);
+		format_prefix(&n, net, sizeof(net));
+		snprintf(why, sizeof(why), "host bits set (the network is %s)",
+			 net);
+		return fail_value(c, "prefix", v, why);
+	}
+	return 0;
+}
+
+static int
+handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	struct pc_pod *pod = dst;
+	yaml_node_item_t *it, *start;
+	char name[64];
+	unsigned i;
+
+	if (expect(c, f, v, YAML_SEQUENCE_NODE) < 0)
+		return -1;
+	start = v->data.sequence.items.start;
+	if (start == v->data.sequence.items.top)
+		return fail_at(c, mark_of(v), "empty prefix list %s (leave out "
+			       "'prefixes' for a pod alone on its uplink)",
+			       c->where);
+	for (it = start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *p = node_at(c, *it);
+
+		i = (unsigned)(it - start);
+		if (i == PC_MAX_PREFIXES)
+			return fail_at(c, mark_of(p),
+				       "too many prefixes %s (at most %d)",
+				       c->where, PC_MAX_PREFIXES);
+		/* c->where is "in pods[N]" */
+		snprintf(name, sizeof(name), "%s.prefixes", c->where + 3);
+		if (expect_item(c, name, i, p, YAML_SCALAR_NODE) < 0 ||
+		    scalar_checked(c, "prefix", p) < 0 ||
+		    parse_prefix(c, p, &pod->prefixes[i]) < 0)
+			return -1;
+		pod->nprefixes = i + 1;
+	}
+	return 0;
+}
+
+/* Mappings */
+
+/* A key whose handler writes `member` of `type`, bounded by its size. */
+#define FIELD(key, fn, type, member, required) \
+	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required }
+#define END_OF_FIELDS { NULL, NULL, 0, 0, false }
+
+static const struct field appliance_fields[] = {
+	FIELD("id", handle_id, struct pc_config, appliance_id, true),
+	FIELD("signing_key", handle_string, struct pc_config, signing_key, false),
+	FIELD("ledger", handle_string, struct pc_config, ledger, false),
+	FIELD("listen", handle_listen, struct pc_config, listen, false),
+	END_OF_FIELDS,
+};
+
+/* In defaults, where the object is the limits_spec itself. */
+static const struct field limits_fields[] = {
+	{ "cap", handle_cap, 0, sizeof(struct limits_spec), false },
+	{ "burst", handle_burst, 0, sizeof(struct limits_spec), false },
+	{ "mode", handle_mode, 0, sizeof(struct limits_spec), false },
+	{ "queue_delay", handle_queue_delay, 0, sizeof(struct limits_spec), false },
+	END_OF_FIELDS,
+};
+
+static const struct field dpdk_fields[] = {
+	FIELD("lcores", handle_lcores, struct pc_dpdk, lcores, false),
+	FIELD("memory", handle_memory, struct pc_dpdk, memory_bytes, false),
+	FIELD("file_prefix", handle_id, struct pc_dpdk, file_prefix, false),
+	/* the handler fills args[] and nargs: it gets the whole struct */
+	{ "args", handle_args, 0, sizeof(struct pc_dpdk), false },
+	END_OF_FIELDS,
+};
+
+static const struct field uplink_fields[] = {
+	FIELD("name", handle_id, struct uplink_state, up.name, true),
+	FIELD("pod_port", handle_devargs, struct uplink_state, up.pod_port, true),
+	FIELD("fabric_port", handle_devargs, struct uplink_state, up.fabric_port, true),
+	END_OF_FIELDS,
+};
+
+static const struct field pod_fields[] = {
+	FIELD("id", handle_id, struct pod_state, pod.id, true),
+	FIELD("gpus", handle_gpus, struct pod_state, pod.gpus, false),
+	FIELD("uplink", handle_id, struct pod_state, uplink, true),
+	FIELD("prefixes", handle_prefixes, struct pod_state, pod, false),
+	FIELD("cap", handle_cap, struct pod_state, lim, false),
+	FIELD("burst", handle_burst, struct pod_state, lim, false),
+	FIELD("mode", handle_mode, struct pod_state, lim, false),
+	FIELD("queue_delay", handle_queue_delay, struct pod_state, lim, false),
+	END_OF_FIELDS,
+};
+
+static int
+handle_appliance(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	if (expect(c, f, v, YAML_MAPPING_NODE) < 0)
+		return -1;
+	return parse_mapping(c, v, "in appliance", appliance_fields, dst);
+}
+
+static int
+handle_defaults(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	if (expect(c, f, v, YAML_MAPPING_NODE) < 0)
+		return -1;
+	c->defaults_node = v;
+	return parse_mapping(c, v, "in defaults", limits_fields, dst);
+}
+
+static int
+handle_dpdk(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	if (expect(c, f, v, YAML_MAPPING_NODE) < 0)
+		return -1;
+	return parse_mapping(c, v, "in dpdk", dpdk_fields, dst);
+}
+
+/* Checks a non-empty sequence and allocates its states (at most `max`). */
+static int
+sequence_of(struct ctx *c, const struct field *f, yaml_node_t *v, unsigned max,
+	    size_t size, void **states)
+{
+	size_t n;
+
+	if (expect(c, f, v, YAML_SEQUENCE_NODE) < 0)
+		return -1;
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n == 0)
+		return fail_at(c, mark_of(v), "'%s' must not be empty", f->key);
+	if (n > max)
+		n = max;
+	*states = calloc(n, size);
+	if (*states == NULL)
+		return fail_at(c, mark_of(v), "out of memory");
+	return (int)n;
+}
+
+static int
+handle_uplinks(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	yaml_node_item_t *it, *start;
+	char where[32];
+	void *states;
+	unsigned i;
+
+	(void)dst;
+	if (sequence_of(c, f, v, PC_MAX_UPLINKS, sizeof(*c->uplinks), &states) < 0)
+		return -1;
+	c->uplinks = states;
+	start = v->data.sequence.items.start;
+	for (it = start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *u = node_at(c, *it);
+
+		i = (unsigned)(it - start);
+		if (i == PC_MAX_UPLINKS)
+			return fail_at(c, mark_of(u),
+				       "too many uplinks (at most %d)",
+				       PC_MAX_UPLINKS);
+		if (expect_item(c, "uplinks", i, u, YAML_MAPPING_NODE) < 0)
+			return -1;
+		c->uplinks[i].node = u;
+		c->uplinks[i].up.mark = mark_of(u);
+		c->nuplinks = i + 1;
+		snprintf(where, sizeof(where), "in uplinks[%u]", i);
+		if (parse_mapping(c, u, where, uplink_fields, &c->uplinks[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+handle_pods(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	yaml_node_item_t *it, *start;
+	char where[32];
+	void *states;
+	unsigned i;
+
+	(void)dst;
+	if (sequence_of(c, f, v, PC_MAX_PODS, sizeof(*c->pods), &states) < 0)
+		return -1;
+	c->pods = states;
+	start = v->data.sequence.items.start;
+	for (it = start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *p = node_at(c, *it);
+
+		i = (unsigned)(it - start);
+		if (i == PC_MAX_PODS)
+			return fail_at(c, mark_of(p),
+				       "too many pods (at most %d)", PC_MAX_PODS);
+		if (expect_item(c, "pods", i, p, YAML_MAPPING_NODE) < 0)
+			return -1;
+		c->pods[i].node = p;
+		c->pods[i].pod.mark = mark_of(p);
+		c->npods = i + 1;
+		snprintf(where, sizeof(where), "in pods[%u]", i);
+		if (parse_mapping(c, p, where, pod_fields, &c->pods[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const struct field top_fields[] = {
+	FIELD("appliance", handle_appliance, struct ctx, cfg, true),
+	FIELD("window", handle_window, struct ctx, cfg.window_ns, false),
+	FIELD("max_frame", handle_max_frame, struct ctx, cfg.max_frame, false),
+	FIELD("defaults", handle_defaults, struct ctx, defaults, false),
+	FIELD("dpdk", handle_dpdk, struct ctx, cfg.dpdk, false),
+	/* these fill the context's uplink and pod states */
+	{ "uplinks", handle_uplinks, 0, 0, true },
+	{ "pods", handle_pods, 0, 0, true },
+	END_OF_FIELDS,
+};
+
+/* Cross-checks, once the whole map is read */
+
+struct named {
+	const char *name;
+	unsigned index;
+};
+
+static int
+cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	if (r != 0)
+		return r;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Of all names declared twice, the one whose second declaration comes
+ * first. Returns 1 and sets *later and *first, 0 if all are distinct, -1
+ * if out of memory.
+ */
+static int
+find_duplicate(const char *(*name_of)(const struct ctx *, unsigned),
+	       const struct ctx *c, unsigned n, unsigned *later, unsigned *first)
+{
+	struct named *v = calloc(n, sizeof(*v));
+	unsigned i;
+	int found = 0;
+
+	if (v == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		v[i].name = name_of(c, i);
+		v[i].index = i;
+	}
+	qsort(v, n, sizeof(*v), cmp_named);
+	for (i = 1; i < n; i++) {
+		/* a run of equal names: v[i] is its second if v[i-1] is the first */
+		if (strcmp(v[i].name, v[i - 1].name) != 0)
+			continue;
+		if (i >= 2 && strcmp(v[i - 2].name, v[i].name) == 0)
+			continue;
+		if (!found || v[i].index < *later) {
+			*later = v[i].index;
+			*first = v[i - 1].index;
+			found = 1;
+		}
+	}
+	free(v);
+	return found;
+}
+
+static const char *
+uplink_name(const struct ctx *c, unsigned i)
+{
+	return c->uplinks[i].up.name;
+}
+
+static const char *
+pod_id(const struct ctx *c, unsigned i)
+{
+	return c->pods[i].pod.id;
+}
+
+static int
+check_names(struct ctx *c)
+{
+	unsigned later, first;
+	struct pc_mark m;
+	int r;
+
+	r = find_duplicate(uplink_name, c, c->nuplinks, &later, &first);
+	if (r > 0) {
+		m = key_mark(c, c->uplinks[first].node, "name");
+		return fail_at(c, key_mark(c, c->uplinks[later].node, "name"),
+			       "duplicate uplink name '%s' (first declared at %u:%u)",
+			       uplink_name(c, later), m.line, m.col);
+	}
+	if (r == 0)
+		r = find_duplicate(pod_id, c, c->npods, &later, &first);
+	if (r > 0) {
+		m = key_mark(c, c->pods[first].node, "id");
+		return fail_at(c, key_mark(c, c->pods[later].node, "id"),
+			       "duplicate pod id '%s' (first declared at %u:%u)",
+			       pod_id(c, later), m.line, m.col);
+	}
+	if (r < 0)
+		return fail_at(c, c->err->mark, "out of memory");
+	return 0;
+}
+
+static int
+check_references(struct ctx *c)
+{
+	struct pod_state *ps;
+	unsigned i, u;
+
+	for (i = 0; i < c->npods; i++) {
+		ps = &c->pods[i];
+		for (u = 0; u < c->nuplinks; u++)
+			if (strcmp(c->uplinks[u].up.name, ps->uplink) == 0)
+				break;
+		if (u == c->nuplinks)
+			return fail_at(c, key_mark(c, ps->node, "uplink"),
+				       "no uplink named '%s'", ps->uplink);
+		ps->pod.uplink = u;
+		c->uplinks[u].up.npods++;
+	}
+	return 0;
+}
+
+/* What makes a port one device: its PCI address or vdev name, and its iface. */
+struct port_id {
+	char dev[PC_DEVARGS_LEN];
+	char iface[PC_DEVARGS_LEN];
+};
+
+static bool
+hex_field(const char **s, unsigned maxdigits, unsigned long *v)
+{
+	const char *p = *s;
+
+	*v = 0;
+	while (p - *s < (long)maxdigits &&
+	       ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+		(*p >= 'A' && *p <= 'F'))) {
+		*v = *v * 16 + (unsigned long)(*p <= '9' ? *p - '0' :
+		    (*p | 0x20) - 'a' + 10);
+		p++;
+	}
+	if (p == *s)
+		return false;
+	*s = p;
+	return true;
+}
+
+/* [domain:]bus:dev.fn, as the EAL takes it, to "dddd:bb:dd.f" */
+static bool
+pci_normalize(const char *s, char *out, size_t n)
+{
+	unsigned long a, b, dom = 0, bus, dev, fn;
+	const char *p = s;
+
+	if (!hex_field(&p, 8, &a) || *p++ != ':' || !hex_field(&p, 2, &b))
+		return false;
+	if (*p == ':') {
+		p++;
+		dom = a;
+		bus = b;
+		if (!hex_field(&p, 2, &dev))
+			return false;
+	} else {
+		bus = a;
+		dev = b;
+		if (bus > 0xff)
+			return false;
+	}
+	if (*p++ != '.' || !hex_field(&p, 1, &fn) || *p != '\0' ||
+	    dev > 0x1f || fn > 7)
+		return false;
+	snprintf(out, n, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+	return true;
+}
+
+static void
+port_identity(const char *devargs, struct port_id *id)
+{
+	char name[PC_DEVARGS_LEN];
+	const char *p = strchr(devargs, ','), *e;
+	size_t n = p != NULL ? (size_t)(p - devargs) : strlen(devargs);
+
+	snprintf(name, sizeof(name), "%.*s", (int)n, devargs);
+	if (!pci_normalize(name, id->dev, sizeof(id->dev)))
+		snprintf(id->dev, sizeof(id->dev), "%s", name);
+	id->iface[0] = '\0';
+	for (; p != NULL; p = e) {
+		p++;
+		e = strchr(p, ',');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n > 6 && strncmp(p, "iface=", 6) == 0)
+			snprintf(id->iface, sizeof(id->iface), "%.*s",
+				 (int)(n - 6), p + 6);
+	}
+}
+
+static const char *const side_name[2] = { "pod_port", "fabric_port" };
+
+static const char *
+port_of(const struct pc_uplink *u, unsigned side)
+{
+	return side == 0 ? u->pod_port : u->fabric_port;
+}
+
+static int
+check_ports(struct ctx *c)
+{
+	struct port_id *ids;
+	unsigned n = c->nuplinks * 2, i, j;
+	int rc = 0;
+
+	ids = calloc(n, sizeof(*ids));
+	if (ids == NULL)
+		return fail_at(c, c->err->mark, "out of memory");
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct uplink_state *us = &c->uplinks[i / 2];
+
+		port_identity(port_of(&us->up, i % 2), &ids[i]);
+		for (j = 0; j < i && rc == 0; j++) {
+			const struct uplink_state *other = &c->uplinks[j / 2];
+			struct pc_mark m = key_mark(c, other->node,
+						    side_name[j % 2]);
+			struct pc_mark here = key_mark(c, us->node,
+						       side_name[i % 2]);
+
+			if (strcmp(ids[i].dev, ids[j].dev) == 0)
+				rc = fail_at(c, here, "port '%s' is already used "
+					     "by uplink '%s' (%s at %u:%u)",
+					     port_of(&us->up, i % 2),
+					     other->up.name, side_name[j % 2],
+					     m.line, m.col);
+			else if (ids[i].iface[0] != '\0' &&
+				 strcmp(ids[i].iface, ids[j].iface) == 0)
+				rc = fail_at(c, here, "interface '%s' is already "
+					     "used by uplink '%s' (%s at %u:%u)",
+					     ids[i].iface, other->up.name,
+					     side_name[j % 2], m.line, m.col);
+		}
+	}
+	free(ids);
+	return rc;
+}
+
+static int
+check_sharing(struct ctx *c)
+{
+	const struct pod_state *ps;
+	const struct uplink_state *us;
+	unsigned i;
+
+	for (i = 0; i < c->nuplinks; i++) {
+		us = &c->uplinks[i];
+		if (us->up.npods == 0)
+			return fail_at(c, us->up.mark,
+				       "unused uplink '%s': no pod names it",
+				       us->up.name);
+	}
+	for (i = 0; i < c->npods; i++) {
+		ps = &c->pods[i];
+		us = &c->uplinks[ps->pod.uplink];
+		if (ps->pod.nprefixes == 0 && us->up.npods > 1)
+			return fail_at(c, ps->pod.mark,
+				       "pod '%s' has no prefixes, but uplink '%s' "
+				       "carries %u pods: prefixes tell them apart",
+				       ps->pod.id, us->up.name, us->up.npods);
+	}
+	return 0;
+}
+
+/* bytes = cap * t / 8, rounded down; -1 if it does not fit 64 bits */
+static int
+burst_bytes(uint64_t cap_bps, const struct limits_spec *spec, uint64_t *bytes)
+{
+	unsigned __int128 b;
+
+	if (!spec->burst_is_time) {
+		*bytes = spec->burst;
+		return 0;
+	}
+	b = (unsigned __int128)cap_bps * spec->burst / (8 * PC_NS_PER_SEC);
+	if (b > UINT64_MAX)
+		return -1;
+	*bytes = (uint64_t)b;
+	return 0;
+}
+
+/*
+ * The node an operator should change when a pod's burst is wrong: the burst
+ * they wrote, else the cap a time burst was resolved against, else the
+ * defaults, else the pod.
+ */
+static struct pc_mark
+burst_origin(const struct ctx *c, const struct pod_state *ps)
+{
+	if (ps->lim.has_burst)
+		return key_mark(c, ps->node, "burst");
+	if (c->defaults.burst_is_time && ps->lim.has_cap)
+		return key_mark(c, ps->node, "cap");
+	if (c->defaults.has_burst)
+		return key_mark(c, c->defaults_node, "burst");
+	if (c->defaults.burst_is_time && c->defaults.has_cap)
+		return key_mark(c, c->defaults_node, "cap");
+	return ps->pod.mark;
+}
+
+static int
+resolve_limits(struct ctx *c)
+{
+	const struct limits_spec *d = &c->defaults;
+	struct pc_limits *dl = &c->cfg.defaults;
+	unsigned i;
+
+	dl->cap_bps = d->cap_bps;
+	dl->mode = d->mode;
+	dl->queue_delay_ns = d->queue_delay_ns;
+	if (burst_bytes(d->cap_bps, d, &dl->burst_bytes) < 0)
+		return fail_at(c, key_mark(c, c->defaults_node, "burst"),
+			       "burst in defaults is out of range");
+	for (i = 0; i < c->npods; i++) {
+		struct pod_state *ps = &c->pods[i];
+		const struct limits_spec *s = &ps->lim;
+		struct pc_limits *l = &ps->pod.limits;
+
+		l->cap_bps = s->has_cap ? s->cap_bps : d->cap_bps;
+		l->mode = s->has_mode ? s->mode : d->mode;
+		l->queue_delay_ns = s->has_queue_delay ? s->queue_delay_ns :
+		    d->queue_delay_ns;
+		if (burst_bytes(l->cap_bps, s->has_burst ? s : d,
+				&l->burst_bytes) < 0)
+			return fail_at(c, burst_origin(c, ps),
+				       "burst of pod '%s' is out of range",
+				       ps->pod.id);
+		if (l->burst_bytes < c->cfg.max_frame)
+			return fail_at(c, burst_origin(c, ps),
+				       "burst of pod '%s' is %" PRIu64 " bytes, "
+				       "less than max_frame (%" PRIu32 " bytes)",
+				       ps->pod.id, l->burst_bytes,
+				       c->cfg.max_frame);
+	}
+	return 0;
+}
+
+struct prefix_ref {
+	const struct pc_prefix *p;
+	unsigned pod;
+	unsigned doc;			/* position in the file */
+};
+
+static int
+cmp_prefix(const struct pc_prefix *a, const struct pc_prefix *b)
+{
+	int r;
+
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	r = memcmp(a->addr, b->addr, sizeof(a->addr));
+	if (r != 0)
+		return r;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+static int
+cmp_prefix_ref(const void *a, const void *b)
+{
+	const struct prefix_ref *x = a, *y = b;
+	int r = cmp_prefix(x->p, y->p);
+
+	if (r != 0)
+		return r;
+	return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static bool
+contains(const struct pc_prefix *a, const struct pc_prefix *b)
+{
+	unsigned full = a->len / 8, rest = a->len % 8;
+
+	if (a->family != b->family || a->len > b->len)
+		return false;
+	if (memcmp(a->addr, b->addr, full) != 0)
+		return false;
+	return rest == 0 ||
+	    ((a->addr[full] ^ b->addr[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+static unsigned
+min_u(unsigned a, unsigned b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Two prefixes overlap when one contains the other. In address order, the
+ * prefixes containing an entry are the stack of open ones, and those it
+ * contains are a run right after it. From that, each prefix learns the
+ * earliest declared prefix it overlaps, in O(n log n); the error is the
+ * earliest declared prefix that overlaps one declared before it.
+ */
+static int
+find_overlap(struct prefix_ref *e, unsigned n, unsigned *later, unsigned *first)
+{
+	unsigned *end, *anc, *sub, *st, *pos, i, j, k, sp = 0, m;
+	int found = 0;
+
+	end = calloc(n, sizeof(*end));
+	anc = calloc(n, sizeof(*anc));
+	sub = calloc(n, sizeof(*sub));
+	st = calloc(n, sizeof(*st));
+	pos = calloc(n, sizeof(*pos));
+	if (end == NULL || anc == NULL || sub == NULL || st == NULL ||
+	    pos == NULL) {
+		found = -1;
+		goto out;
+	}
+	qsort(e, n, sizeof(*e), cmp_prefix_ref);
+	for (j = 0; j < n; j++) {
+		pos[e[j].doc] = j;
+		while (sp > 0 && !contains(e[st[sp - 1]].p, e[j].p))
+			end[st[--sp]] = j;
+		anc[j] = sp == 0 ? UINT32_MAX :
+		    min_u(anc[st[sp - 1]], e[st[sp - 1]].doc);
+		st[sp++] = j;
+	}
+	while (sp > 0)
+		end[st[--sp]] = n;
+	for (i = n; i-- > 0;) {
+		sub[i] = UINT32_MAX;
+		for (k = i + 1; k < end[i]; k = end[k])
+			sub[i] = min_u(sub[i], min_u(e[k].doc, sub[k]));
+	}
+	for (j = 0; j < n; j++) {
+		m = min_u(anc[j], sub[j]);
+		if (m < e[j].doc && (!found || e[j].doc < *later)) {
+			*later = e[j].doc;
+			*first = m;
+			found = 1;
+		}
+	}
+	if (found) {
+		*later = pos[*later];
+		*first = pos[*first];
+	}
+out:
+	free(end);
+	free(anc);
+	free(sub);
+	free(st);
+	free(pos);
+	return found;
+}
+
+static int
+check_overlaps(struct ctx *c)
+{
+	struct prefix_ref *e;
+	unsigned n = 0, i, k, later = 0, first = 0;
+	char a[64], b[64];
+	int r;
+
+	for (i = 0; i < c->npods; i++)
+		n += c->pods[i].pod.nprefixes;
+	if (n == 0)
+		return 0;
+	e = calloc(n, sizeof(*e));
+	if (e == NULL)
+		return fail_at(c, c->err->mark, "out of memory");
+	n = 0;
+	for (i = 0; i < c->npods; i++) {
+		for (k = 0; k < c->pods[i].pod.nprefixes; k++, n++) {
+			e[n].p = &c->pods[i].pod.prefixes[k];
+			e[n].pod = i;
+			e[n].doc = n;
+		}
+	}
+	r = find_overlap(e, n, &later, &first);
+	if (r > 0) {
+		format_prefix(e[later].p, a, sizeof(a));
+		format_prefix(e[first].p, b, sizeof(b));
+		r = fail_at(c, e[later].p->mark,
+			    cmp_prefix(e[later].p, e[first].p) == 0 ?
+			    "prefix %s is already declared as %s of pod '%s' (%u:%u)" :
+			    "prefix %s overlaps %s of pod '%s' (%u:%u)",
+			    a, b, c->pods[e[first].pod].pod.id,
+			    e[first].p->mark.line, e[first].p->mark.col);
+	} else if (r < 0) {
+		r = fail_at(c, c->err->mark, "out of memory");
+	}
+	free(e);
+	return r;
+}
+
+/* Loading */
+
+static void
+set_defaults(struct ctx *c)
+{
+	struct pc_config *cfg = &c->cfg;
+
+	snprintf(cfg->listen, sizeof(cfg->listen), "%s", DEFAULT_LISTEN);
+	cfg->window_ns = DEFAULT_WINDOW_NS;
+	cfg->max_frame = DEFAULT_MAX_FRAME;
+	snprintf(cfg->dpdk.lcores, sizeof(cfg->dpdk.lcores), "%s", DEFAULT_LCORES);
+	cfg->dpdk.memory_bytes = DEFAULT_MEMORY;
+	c->defaults.cap_bps = DEFAULT_CAP_BPS;
+	c->defaults.burst = DEFAULT_BURST_NS;
+	c->defaults.burst_is_time = true;
+	c->defaults.mode = PC_MODE_SHAPE;
+	c->defaults.queue_delay_ns = DEFAULT_QUEUE_DELAY_NS;
+}
+
+/* 1-based line and column of a byte offset, for libyaml's reader errors. */
+static struct pc_mark
+offset_mark(const char *text, size_t len, size_t off)
+{
+	struct pc_mark m = { 1, 1 };
+	size_t i;
+
+	for (i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			m.line++;
+			m.col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+			m.col++;
+		}
+	}
+	return m;
+}
+
+static int
+yaml_failure(struct ctx *c, const yaml_parser_t *p)
+{
+	struct pc_mark m = { p->problem_mark.line + 1, p->problem_mark.column + 1 };
+	const char *problem = p->problem != NULL ? p->problem : "unknown error";
+
+	switch (p->error) {
+	case YAML_MEMORY_ERROR:
+		return fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+	case YAML_READER_ERROR:
+		return fail_at(c, offset_mark(c->text, c->len, p->problem_offset),
+			       "invalid YAML: %s", problem);
+	default:
+		if (p->context != NULL)
+			return fail_at(c, m, "invalid YAML: %s (%s at %zu:%zu)",
+				       problem, p->context,
+				       p->context_mark.line + 1,
+				       p->context_mark.column + 1);
+		return fail_at(c, m, "invalid YAML: %s", problem);
+	}
+}
+
+static void
+finish_defaults(struct ctx *c)
+{
+	struct pc_dpdk *d = &c->cfg.dpdk;
+
+	if (d->file_prefix[0] == '\0')
+		snprintf(d->file_prefix, sizeof(d->file_prefix), "%s%.*s",
+			 DEFAULT_FILE_PREFIX,
+			 (int)(PC_ID_LEN - 1 - strlen(DEFAULT_FILE_PREFIX)),
+			 c->cfg.appliance_id);
+}
+
+static int
+move_out(struct ctx *c)
+{
+	struct pc_config *cfg = &c->cfg;
+	unsigned i;
+
+	cfg->uplinks = calloc(c->nuplinks, sizeof(*cfg->uplinks));
+	cfg->pods = calloc(c->npods, sizeof(*cfg->pods));
+	if (cfg->uplinks == NULL || cfg->pods == NULL) {
+		free(cfg->uplinks);
+		free(cfg->pods);
+		cfg->uplinks = NULL;
+		cfg->pods = NULL;
+		return fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+	}
+	for (i = 0; i < c->nuplinks; i++)
+		cfg->uplinks[i] = c->uplinks[i].up;
+	for (i = 0; i < c->npods; i++)
+		cfg->pods[i] = c->pods[i].pod;
+	cfg->nuplinks = c->nuplinks;
+	cfg->npods = c->npods;
+	return 0;
+}
+
+static int
+load_document(struct ctx *c, yaml_parser_t *parser)
+{
+	yaml_document_t extra;
+	yaml_node_t *root, *more;
+	int rc;
+
+	root = yaml_document_get_root_node(c->doc);
+	if (root == NULL)
+		return fail_at(c, (struct pc_mark){ 0, 0 }, "the pod map is empty");
+	if (root->type != YAML_MAPPING_NODE)
+		return fail_at(c, mark_of(root),
+			       "expected a mapping at the top level, got %s",
+			       kind(root));
+	if (!yaml_parser_load(parser, &extra))
+		return yaml_failure(c, parser);
+	more = yaml_document_get_root_node(&extra);
+	rc = 0;
+	if (more != NULL)
+		rc = fail_at(c, mark_of(more), "more than one YAML document "
+			     "(a pod map is a single document)");
+	yaml_document_delete(&extra);
+	if (rc < 0)
+		return rc;
+	if (parse_mapping(c, root, "at the top level", top_fields, c) < 0 ||
+	    check_names(c) < 0 || check_references(c) < 0 ||
+	    check_ports(c) < 0 || check_sharing(c) < 0 ||
+	    resolve_limits(c) < 0 || check_overlaps(c) < 0)
+		return -1;
+	finish_defaults(c);
+	return move_out(c);
+}
+
+int
+pc_config_load_buffer(const char *name, const char *text, size_t len,
+		      struct pc_config *cfg, struct pc_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct ctx *c;
+	int rc = -1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	memset(err, 0, sizeof(*err));
+	if (name == NULL)
+		name = "<buffer>";
+	snprintf(err->file, sizeof(err->file), "%s", name);
+	/* a struct pc_config is large; keep it off the stack */
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+	c->text = text;
+	c->len = len;
+	c->err = err;
+	c->doc = &doc;
+	set_defaults(c);
+	snprintf(c->cfg.path, sizeof(c->cfg.path), "%s", name);
+	if (!yaml_parser_initialize(&parser)) {
+		fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+		goto out;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		yaml_failure(c, &parser);
+	} else {
+		rc = load_document(c, &parser);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	if (rc == 0)
+		*cfg = c->cfg;
+out:
+	free(c->uplinks);
+	free(c->pods);
+	free(c);
+	return rc;
+}
+
+int
+pc_config_load(const char *path, struct pc_config *cfg, struct pc_error *err)
+{
+	FILE *f;
+	char *text;
+	size_t n;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	f = fopen(path, "rb");
+	if (f == NULL) {
+		snprintf(err->msg, sizeof(err->msg), "cannot open: %s",
+			 strerror(errno));
+		return -1;
+	}
+	text = malloc(MAX_FILE_SIZE + 1);
+	if (text == NULL) {
+		fclose(f);
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+	n = fread(text, 1, MAX_FILE_SIZE + 1, f);
+	if (ferror(f)) {
+		snprintf(err->msg, sizeof(err->msg), "cannot read: %s",
+			 strerror(errno));
+		rc = -1;
+	} else if (n > MAX_FILE_SIZE) {
+		snprintf(err->msg, sizeof(err->msg), "larger than %u MiB",
+			 MAX_FILE_SIZE >> 20);
+		rc = -1;
+	} else {
+		rc = pc_config_load_buffer(path, text, n, cfg, err);
+	}
+	fclose(f);
+	free(text);
+	return rc;
+}
+
+void
+pc_config_free(struct pc_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	free(cfg->uplinks);
+	free(cfg->pods);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+void
+pc_error_print(const struct pc_error *err, FILE *f)
+{
+	const char *s;
+	unsigned col;
+
+	if (err->mark.line == 0) {
+		fprintf(f, "%s: %s\n", err->file, err->msg);
+		return;
+	}
+	fprintf(f, "%s:%u:%u: %s\n", err->file, err->mark.line, err->mark.col,
+		err->msg);
+	if (err->line_text[0] == '\0')
+		return;
+	fprintf(f, "%s\n", err->line_text);
+	/* keep tabs so the caret lines up; columns count characters */
+	for (s = err->line_text, col = 1; *s != '\0' && col < err->mark.col; s++) {
+		if (((unsigned char)*s & 0xc0) == 0x80)
+			continue;
+		fputc(*s == '\t' ? '\t' : ' ', f);
+		col++;
+	}
+	fputs("^\n", f);
+}
+
+/* Canonical form */
+
+/* Where canonical lines go: a buffer, a hash, or both. */
+struct sink {
+	char *buf;
+	size_t len;
+	size_t pos;
+	crypto_generichash_state *hash;
+};
+
+static void emit(struct sink *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+emit(struct sink *s, const char *fmt, ...)
+{
+	char line[PC_DEVARGS_LEN + 64];
+	va_list ap;
+	int n;
+	size_t k;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	k = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	if (s->hash != NULL)
+		crypto_generichash_update(s->hash, (const unsigned char *)line, k);
+	if (s->buf != NULL && s->pos < s->len) {
+		size_t room = s->len - s->pos;
+
+		memcpy(s->buf + s->pos, line, k < room ? k : room);
+	}
+	s->pos += k;
+}
+
+static int
+cmp_uplink_ptr(const void *a, const void *b)
+{
+	const struct pc_uplink *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+static int
+cmp_pod_ptr(const void *a, const void *b)
+{
+	const struct pc_pod *const *x = a, *const *y = b;
+
+	return strcmp((*x)->id, (*y)->id);
+}
+
+static int
+cmp_prefix_ptr(const void *a, const void *b)
+{
+	const struct pc_prefix *const *x = a, *const *y = b;
+
+	return cmp_prefix(*x, *y);
+}
+
+static const char *
+mode_name(enum pc_mode m)
+{
+	return m == PC_MODE_POLICE ? "police" : "shape";
+}
+
+static void
+emit_pod(struct sink *s, const struct pc_config *cfg, const struct pc_pod *p)
+{
+	const struct pc_prefix *pfx[PC_MAX_PREFIXES];
+	char text[64];
+	unsigned i;
+
+	emit(s, "pod %s\n", p->id);
+	emit(s, "gpus %u\n", p->gpus);
+	emit(s, "uplink %s\n", cfg->uplinks[p->uplink].name);
+	emit(s, "cap_bps %" PRIu64 "\n", p->limits.cap_bps);
+	emit(s, "burst_bytes %" PRIu64 "\n", p->limits.burst_bytes);
+	emit(s, "mode %s\n", mode_name(p->limits.mode));
+	emit(s, "queue_delay_ns %" PRIu64 "\n", p->limits.queue_delay_ns);
+	for (i = 0; i < p->nprefixes; i++)
+		pfx[i] = &p->prefixes[i];
+	qsort(pfx, p->nprefixes, sizeof(pfx[0]), cmp_prefix_ptr);
+	for (i = 0; i < p->nprefixes; i++) {
+		format_prefix(pfx[i], text, sizeof(text));
+		emit(s, "prefix %s\n", text);
+	}
+}
+
+/* A PCI address in its full form, so that 3b:00.0 and 0000:3B:00.0 agree. */
+static void
+emit_port(struct sink *s, const char *key, const char *devargs)
+{
+	char name[PC_DEVARGS_LEN], pci[32];
+	size_t n = strcspn(devargs, ",");
+
+	snprintf(name, sizeof(name), "%.*s", (int)n, devargs);
+	if (pci_normalize(name, pci, sizeof(pci)))
+		emit(s, "%s %s%s\n", key, pci, devargs + n);
+	else
+		emit(s, "%s %s\n", key, devargs);
+}
+
+/* Returns false for a configuration the loader could not have produced. */
+static bool
+emit_canonical(struct sink *s, const struct pc_config *cfg)
+{
+	const struct pc_uplink *up[PC_MAX_UPLINKS];
+	const struct pc_pod *pod[PC_MAX_PODS];
+	unsigned i;
+
+	if (cfg->nuplinks > PC_MAX_UPLINKS || cfg->npods > PC_MAX_PODS)
+		return false;
+	for (i = 0; i < cfg->npods; i++)
+		if (cfg->pods[i].uplink >= cfg->nuplinks ||
+		    cfg->pods[i].nprefixes > PC_MAX_PREFIXES)
+			return false;
+	for (i = 0; i < cfg->nuplinks; i++)
+		up[i] = &cfg->uplinks[i];
+	for (i = 0; i < cfg->npods; i++)
+		pod[i] = &cfg->pods[i];
+	qsort(up, cfg->nuplinks, sizeof(up[0]), cmp_uplink_ptr);
+	qsort(pod, cfg->npods, sizeof(pod[0]), cmp_pod_ptr);
+
+	emit(s, "%s\n", CANONICAL_VERSION);
+	emit(s, "appliance %s\n", cfg->appliance_id);
+	emit(s, "window_ns %" PRIu64 "\n", cfg->window_ns);
+	emit(s, "max_frame %" PRIu32 "\n", cfg->max_frame);
+	for (i = 0; i < cfg->nuplinks; i++) {
+		emit(s, "uplink %s\n", up[i]->name);
+		emit_port(s, "pod_port", up[i]->pod_port);
+		emit_port(s, "fabric_port", up[i]->fabric_port);
+	}
+	for (i = 0; i < cfg->npods; i++)
+		emit_pod(s, cfg, pod[i]);
+	return true;
+}
+
+size_t
+pc_config_canonical(const struct pc_config *cfg, char *buf, size_t len)
+{
+	struct sink s = { buf, len, 0, NULL };
+
+	if (!emit_canonical(&s, cfg))
+		s.pos = 0;
+	if (buf != NULL && len > 0)
+		buf[s.pos < len ? s.pos : len - 1] = '\0';
+	return s.pos;
+}
+
+void
+pc_config_digest(const struct pc_config *cfg, uint8_t digest[PC_DIGEST_LEN])
+{
+	crypto_generichash_state st;
+	struct sink s = { NULL, 0, 0, &st };
+
+	/* BLAKE2b needs no sodium_init(): the portable code is the default */
+	crypto_generichash_init(&st, NULL, 0, PC_DIGEST_LEN);
+	/* nothing is hashed for a configuration the loader cannot produce */
+	(void)emit_canonical(&s, cfg);
+	crypto_generichash_final(&st, digest, PC_DIGEST_LEN);
+}
+
+void
+pc_hex(const uint8_t *bytes, size_t n, char *buf)
+{
+	sodium_bin2hex(buf, 2 * n + 1, bytes, n);
+}
+
+int
+pc_config_find_pod(const struct pc_config *cfg, const char *id)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->npods; i++)
+		if (strcmp(cfg->pods[i].id, id) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+pc_config_find_uplink(const struct pc_config *cfg, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->nuplinks; i++)
+		if (strcmp(cfg->uplinks[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}

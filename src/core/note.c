@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * C2SP signed notes (https://c2sp.org/signed-note) and the tlog checkpoint
+ * body they carry (https://c2sp.org/tlog-checkpoint).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "podcap/note.h"
+
+#define SIG_PREFIX "\xe2\x80\x94 "      /* U+2014 EM DASH, space */
+#define SIG_PREFIX_LEN 4
+#define SIG_MAX_LINES 100               /* bounds the work one note can cost */
+#define SIG_MAX_BYTES 1024              /* decoded signature, any algorithm */
+#define ROOT_B64_LEN 44                 /* base64 of 32 bytes, padded */
+
+/* One UTF-8 sequence at s (n > 0 bytes left): its length and code point, or 0 if malformed. */
+static size_t
+utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	uint32_t c = s[0], min;
+	size_t len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		c &= 0x1f;
+		min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3;
+		c &= 0x0f;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/* C2SP: a note is UTF-8 without control characters other than newline. */
+static int
+note_text_valid(const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	uint32_t c;
+	size_t i, n;
+
+	for (i = 0; i < len; i += n) {
+		n = utf8_next(s + i, len - i, &c);
+		if (n == 0 || (c < 0x20 && c != '\n') || c == 0x7f)
+			return 0;
+	}
+	return 1;
+}
+
+/* A key name in a signature line: non-empty, no '+', no Unicode space. */
+static int
+sig_name_valid(const char *name, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	uint32_t c;
+	size_t i, n;
+
+	if (len == 0)
+		return 0;
+	for (i = 0; i < len; i += n) {
+		n = utf8_next(s + i, len - i, &c);
+		if (n == 0 || c == '+' || c == ' ' || (c >= 0x80 && c <= 0xa0) ||
+		    c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
+		    c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000)
+			return 0;
+	}
+	return 1;
+}
+
+/* Strict decimal: digits only, no leading zero unless "0", no overflow. */
+static int
+parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (len == 0 || len > 20 || (len > 1 && s[0] == '0'))
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* Extension lines: each non-empty and newline-terminated. */
+static int
+extra_valid(const char *s, size_t len)
+{
+	const char *nl;
+
+	while (len > 0) {
+		nl = memchr(s, '\n', len);
+		if (nl == NULL || nl == s)
+			return 0;
+		len -= (size_t)(nl + 1 - s);
+		s = nl + 1;
+	}
+	return 1;
+}
+
+size_t
+pc_checkpoint_body(const struct pc_checkpoint *cp, char *buf, size_t len)
+{
+	char b64[sodium_base64_ENCODED_LEN(PC_HASH_LEN, sodium_base64_VARIANT_ORIGINAL)];
+	size_t olen = strnlen(cp->origin, sizeof(cp->origin));
+	size_t elen = strnlen(cp->extra, sizeof(cp->extra));
+	int n;
+
+	/* A checkpoint that would not parse back is not written either. */
+	if (olen == 0 || olen == sizeof(cp->origin) || elen == sizeof(cp->extra) ||
+	    !note_text_valid(cp->origin, olen) || memchr(cp->origin, '\n', olen) != NULL ||
+	    !note_text_valid(cp->extra, elen) || !extra_valid(cp->extra, elen))
+		return 0;
+	sodium_bin2base64(b64, sizeof(b64), cp->root, PC_HASH_LEN, sodium_base64_VARIANT_ORIGINAL);
+	n = snprintf(buf, len, "%s\n%" PRIu64 "\n%s\n%s", cp->origin, cp->size, b64, cp->extra);
+	if (n < 0 || (size_t)n >= len)
+		return 0;
+	return (size_t)n;
+}
+
+/* The next line of [*s, end) without its newline; 0 or -1 if there is no complete line. */
+static int
+next_line(const char **s, const char *end, const char **line, size_t *len)
+{
+	const char *nl = memchr(*s, '\n', (size_t)(end - *s));
+
+	if (nl == NULL)
+		return -1;
+	*line = *s;
+	*len = (size_t)(nl - *s);
+	*s = nl + 1;
+	return 0;
+}
+
+int
+pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp, const char **why)
+{
+	const char *p = body, *end = body + len, *line;
+	size_t n, rlen;
+
+	memset(cp, 0, sizeof(*cp));
+	if (len == 0 || body[len - 1] != '\n') {
+		*why = "checkpoint does not end with a newline";
+		return -1;
+	}
+	if (!note_text_valid(body, len)) {
+		*why = "checkpoint is not UTF-8 text";
+		return -1;
+	}
+	if (next_line(&p, end, &line, &n) != 0 || n == 0) {
+		*why = "checkpoint origin line is empty";
+		return -1;
+	}
+	if (n >= sizeof(cp->origin)) {
+		*why = "checkpoint origin is too long";
+		return -1;
+	}
+	memcpy(cp->origin, line, n);
+	if (next_line(&p, end, &line, &n) != 0 || parse_u64(line, n, &cp->size) != 0) {
+		*why = "checkpoint tree size is not a canonical decimal number";
+		return -1;
+	}
+	if (next_line(&p, end, &line, &n) != 0 || n != ROOT_B64_LEN ||
+	    sodium_base642bin(cp->root, PC_HASH_LEN, line, n, NULL, &rlen, NULL,
+			      sodium_base64_VARIANT_ORIGINAL) != 0 || rlen != PC_HASH_LEN) {
+		*why = "checkpoint root hash is not base64 of 32 bytes";
+		return -1;
+	}
+	n = (size_t)(end - p);
+	if (!extra_valid(p, n)) {
+		*why = "checkpoint has an empty extension line";
+		return -1;
+	}
+	if (n >= sizeof(cp->extra)) {
+		*why = "checkpoint extension lines are too long";
+		return -1;
+	}
+	memcpy(cp->extra, p, n);
+	return 0;
+}
+
+size_t
+pc_note_format(const char *body, size_t body_len, const char *key_name, uint32_t key_id,
+	       const uint8_t sig[64], char *out, size_t outlen)
+{
+	uint8_t raw[4 + 64];
+	char b64[sodium_base64_ENCODED_LEN(sizeof(raw), sodium_base64_VARIANT_ORIGINAL)];
+	size_t nlen = strlen(key_name), blen, total;
+	char *p = out;
+
+	if (body_len == 0 || body[body_len - 1] != '\n' || !sig_name_valid(key_name, nlen))
+		return 0;
+	raw[0] = (uint8_t)(key_id >> 24);
+	raw[1] = (uint8_t)(key_id >> 16);
+	raw[2] = (uint8_t)(key_id >> 8);
+	raw[3] = (uint8_t)key_id;
+	memcpy(raw + 4, sig, 64);
+	sodium_bin2base64(b64, sizeof(b64), raw, sizeof(raw), sodium_base64_VARIANT_ORIGINAL);
+	blen = strlen(b64);
+	total = body_len + 1 + SIG_PREFIX_LEN + nlen + 1 + blen + 1;
+	if (total >= outlen)
+		return 0;
+	memcpy(p, body, body_len);
+	p += body_len;
+	*p++ = '\n';
+	memcpy(p, SIG_PREFIX, SIG_PREFIX_LEN);
+	p += SIG_PREFIX_LEN;
+	memcpy(p, key_name, nlen);
+	p += nlen;
+	*p++ = ' ';
+	memcpy(p, b64, blen);
+	p += blen;
+	*p++ = '\n';
+	*p = '\0';
+	return total;
+}
+
+void
+pc_note_sign_body(const struct pc_signer_key *k, const char *body, size_t body_len, uint8_t sig[64])
+{
+	crypto_sign_detached(sig, NULL, (const uint8_t *)body, body_len, k->sk);
+}
+
+/* Where the body ends: just after the newline that starts the last "\n\n". */
+static int
+split_note(const char *note, size_t len, size_t *body_len)
+{
+	size_t i;
+
+	for (i = len; i >= 2; i--) {
+		if (note[i - 2] == '\n' && note[i - 1] == '\n') {
+			*body_len = i - 1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct sig_line {
+	const char *name;
+	size_t name_len;
+	uint32_t id;
+	uint8_t sig[SIG_MAX_BYTES];
+	size_t sig_len;
+};
+
+static int
+parse_sig_line(const char *line, size_t len, struct sig_line *sl)
+{
+	const char *sp, *b64;
+	size_t n;
+
+	if (len < SIG_PREFIX_LEN || memcmp(line, SIG_PREFIX, SIG_PREFIX_LEN) != 0)
+		return -1;
+	line += SIG_PREFIX_LEN;
+	len -= SIG_PREFIX_LEN;
+	sp = memchr(line, ' ', len);
+	if (sp == NULL)
+		return -1;
+	sl->name = line;
+	sl->name_len = (size_t)(sp - line);
+	b64 = sp + 1;
+	n = len - sl->name_len - 1;
+	if (!sig_name_valid(sl->name, sl->name_len) || n == 0 ||
+	    sodium_base642bin(sl->sig, sizeof(sl->sig), b64, n, NULL, &sl->sig_len, NULL,
+			      sodium_base64_VARIANT_ORIGINAL) != 0 || sl->sig_len < 5)
+		return -1;
+	sl->id = (uint32_t)sl->sig[0] << 24 | (uint32_t)sl->sig[1] << 16 |
+		 (uint32_t)sl->sig[2] << 8 | sl->sig[3];
+	return 0;
+}
+
+static _Thread_local char why_buf[PC_KEY_NAME_LEN + 64];
+
+int
+pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
+	       size_t *body_len, const char **why)
+{
+	struct sig_line sl;
+	const char *p, *end = note + len, *line;
+	size_t blen, n;
+	int lines = 0, good = 0;
+
+	if (!note_text_valid(note, len) || split_note(note, len, &blen) != 0 ||
+	    note[len - 1] != '\n' || blen + 1 == len) {
+		*why = "malformed note";
+		return -1;
+	}
+	for (p = note + blen + 1; p < end;) {
+		if (next_line(&p, end, &line, &n) != 0 || ++lines > SIG_MAX_LINES ||
+		    parse_sig_line(line, n, &sl) != 0) {
+			*why = "malformed note";
+			return -1;
+		}
+		/* Signatures by other keys are allowed and ignored. */
+		if (sl.id != vk->id || sl.name_len != strlen(vk->name) ||
+		    memcmp(sl.name, vk->name, sl.name_len) != 0)
+			continue;
+		if (sl.sig_len != 4 + crypto_sign_BYTES ||
+		    crypto_sign_verify_detached(sl.sig + 4, (const uint8_t *)note, blen, vk->pk) != 0) {
+			snprintf(why_buf, sizeof(why_buf), "bad signature by key %s+%08x",
+				 vk->name, (unsigned)vk->id);
+			*why = why_buf;
+			return -1;
+		}
+		good = 1;
+	}
+	if (!good) {
+		snprintf(why_buf, sizeof(why_buf), "no signature by key %s+%08x", vk->name,
+			 (unsigned)vk->id);
+		*why = why_buf;
+		return -1;
+	}
+	*body_len = blen;
+	return 0;
+}

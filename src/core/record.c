@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ledger record encoding, version 1 (docs/log-format.md, "Records").
+ *
+ * A record is signed history: a verifier years from now must read it the
+ * same way. So the layout is fixed-width big-endian with no optional parts,
+ * and decoding accepts exactly one byte string per record value: every
+ * length, count, enum and id is checked, and nothing may follow the last
+ * field. Encoding applies the same checks, so podcapd can never sign a
+ * record that a verifier would reject as malformed.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "podcap/record.h"
+
+#define REC_VERSION 1
+
+#define POD_CTR_BYTES  (8 * (2 + 2 * PC_POD_DROP_COUNT))
+#define LINK_CTR_BYTES (8 * (2 * PC_LINK_DROP_COUNT))
+/* Everything but the id characters; the smallest encodings add one character per id. */
+#define POD_FIXED_BYTES  (1 + 1 + 8 + 8 + 1 + PC_DIR_COUNT * POD_CTR_BYTES)
+#define LINK_FIXED_BYTES (1 + PC_DIR_COUNT * LINK_CTR_BYTES)
+#define POD_MIN_BYTES  (POD_FIXED_BYTES + 2)
+#define LINK_MIN_BYTES (LINK_FIXED_BYTES + 1)
+
+const char *
+pc_record_type_name(uint8_t type)
+{
+	switch (type) {
+	case PC_REC_START:
+		return "start";
+	case PC_REC_WINDOW:
+		return "window";
+	case PC_REC_GAP:
+		return "gap";
+	case PC_REC_RELOAD:
+		return "reload";
+	case PC_REC_STOP:
+		return "stop";
+	default:
+		return "unknown";
+	}
+}
+
+/* The pod map's id rule: [A-Za-z0-9._-]{1,63}. */
+static bool
+id_char_ok(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+static bool
+id_bytes_ok(const uint8_t *s, size_t n)
+{
+	if (n < 1 || n >= PC_ID_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!id_char_ok(s[i]))
+			return false;
+	return true;
+}
+
+static bool
+id_ok(const char *s)
+{
+	size_t n = strnlen(s, PC_ID_LEN);
+
+	return id_bytes_ok((const uint8_t *)s, n);
+}
+
+static bool
+pod_ctr_zero(const struct pc_pod_ctr *c)
+{
+	uint64_t any = c->pass_frames | c->pass_bytes;
+
+	for (int k = 0; k < PC_POD_DROP_COUNT; k++)
+		any |= c->drop_frames[k] | c->drop_bytes[k];
+	return any == 0;
+}
+
+static bool
+type_has_pods(uint8_t type)
+{
+	return type == PC_REC_START || type == PC_REC_WINDOW || type == PC_REC_RELOAD;
+}
+
+/* Everything a well-formed record satisfies beyond its byte layout. */
+static int
+record_check(const struct pc_record *r, const char **why)
+{
+	if (r->type < PC_REC_START || r->type > PC_REC_STOP) {
+		*why = "unknown record type";
+		return -1;
+	}
+	if (!id_ok(r->appliance_id)) {
+		*why = "appliance id is not [A-Za-z0-9._-]{1,63}";
+		return -1;
+	}
+	if (r->window_len_ns == 0) {
+		*why = "window length is zero";
+		return -1;
+	}
+	if (r->window_start_ns % r->window_len_ns != 0) {
+		*why = "window start is not a multiple of the window length";
+		return -1;
+	}
+	switch (r->type) {
+	case PC_REC_WINDOW:
+		if (r->window_count != 1) {
+			*why = "window record with a window count other than 1";
+			return -1;
+		}
+		break;
+	case PC_REC_GAP:
+		if (r->window_count == 0) {
+			*why = "gap record of zero windows";
+			return -1;
+		}
+		break;
+	default:
+		if (r->window_count != 0) {
+			*why = "window count must be 0 in start, reload and stop records";
+			return -1;
+		}
+	}
+	if (r->npods > PC_MAX_PODS) {
+		*why = "more pods than PC_MAX_PODS";
+		return -1;
+	}
+	if (r->nlinks > PC_MAX_UPLINKS) {
+		*why = "more links than PC_MAX_UPLINKS";
+		return -1;
+	}
+	if (r->npods > 0 && !type_has_pods(r->type)) {
+		*why = "pods in a gap or stop record";
+		return -1;
+	}
+	if (r->nlinks > 0 && r->type != PC_REC_WINDOW) {
+		*why = "links in a record other than window";
+		return -1;
+	}
+	if ((r->npods > 0 && r->pods == NULL) || (r->nlinks > 0 && r->links == NULL)) {
+		*why = "missing pod or link array";
+		return -1;
+	}
+	for (uint32_t i = 0; i < r->npods; i++) {
+		const struct pc_record_pod *p = &r->pods[i];
+
+		if (!id_ok(p->id)) {
+			*why = "pod id is not [A-Za-z0-9._-]{1,63}";
+			return -1;
+		}
+		if (!id_ok(p->uplink)) {
+			*why = "uplink name is not [A-Za-z0-9._-]{1,63}";
+			return -1;
+		}
+		if (p->mode != PC_MODE_SHAPE && p->mode != PC_MODE_POLICE) {
+			*why = "unknown pod mode";
+			return -1;
+		}
+		if (r->type != PC_REC_WINDOW)
+			for (int d = 0; d < PC_DIR_COUNT; d++)
+				if (!pod_ctr_zero(&p->dir[d])) {
+					*why = "non-zero counters outside a window record";
+					return -1;
+				}
+	}
+	for (uint32_t i = 0; i < r->nlinks; i++)
+		if (!id_ok(r->links[i].name)) {
+			*why = "link name is not [A-Za-z0-9._-]{1,63}";
+			return -1;
+		}
+	return 0;
+}
+
+/* ---- encoding ---- */
+
+struct wr {
+	uint8_t *p;
+	size_t off;
+};
+
+static void
+put_u8(struct wr *w, uint8_t v)
+{
+	w->p[w->off++] = v;
+}
+
+static void
+put_u32(struct wr *w, uint32_t v)
+{
+	for (int i = 3; i >= 0; i--)
+		w->p[w->off++] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put_u64(struct wr *w, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--)
+		w->p[w->off++] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put_bytes(struct wr *w, const void *b, size_t n)
+{
+	memcpy(w->p + w->off, b, n);
+	w->off += n;
+}
+
+static void
+put_str(struct wr *w, const char *s)
+{
+	size_t n = strnlen(s, PC_ID_LEN);
+
+	put_u8(w, (uint8_t)n);
+	put_bytes(w, s, n);
+}
+
+static void
+put_pod_ctr(struct wr *w, const struct pc_pod_ctr *c)
+{
+	put_u64(w, c->pass_frames);
+	put_u64(w, c->pass_bytes);
+	for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+		put_u64(w, c->drop_frames[k]);
+		put_u64(w, c->drop_bytes[k]);
+	}
+}
+
+static void
+put_link_ctr(struct wr *w, const struct pc_link_ctr *c)
+{
+	for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+		put_u64(w, c->drop_frames[k]);
+		put_u64(w, c->drop_bytes[k]);
+	}
+}
+
+static size_t
+encoded_size(const struct pc_record *r)
+{
+	size_t n = 1 + 1 + 1 + strnlen(r->appliance_id, PC_ID_LEN) + 4 * 8 +
+	    PC_DIGEST_LEN + sizeof(r->build_id) + 4 + 4;
+
+	for (uint32_t i = 0; i < r->npods; i++)
+		n += POD_FIXED_BYTES + strnlen(r->pods[i].id, PC_ID_LEN) +
+		    strnlen(r->pods[i].uplink, PC_ID_LEN);
+	for (uint32_t i = 0; i < r->nlinks; i++)
+		n += LINK_FIXED_BYTES + strnlen(r->links[i].name, PC_ID_LEN);
+	return n;
+}
+
+size_t
+pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len)
+{
+	const char *why;
+
+	/* a record the decoder would refuse must never be signed */
+	if (record_check(r, &why) < 0)
+		return 0;
+	size_t need = encoded_size(r);
+	if (need > len || need > PC_RECORD_MAX)
+		return 0;
+
+	struct wr w = { .p = buf, .off = 0 };
+	put_u8(&w, REC_VERSION);
+	put_u8(&w, r->type);
+	put_str(&w, r->appliance_id);
+	put_u64(&w, r->time_ns);
+	put_u64(&w, r->window_start_ns);
+	put_u64(&w, r->window_len_ns);
+	put_u64(&w, r->window_count);
+	put_bytes(&w, r->podmap_digest, PC_DIGEST_LEN);
+	put_bytes(&w, r->build_id, sizeof(r->build_id));
+	put_u32(&w, r->npods);
+	for (uint32_t i = 0; i < r->npods; i++) {
+		const struct pc_record_pod *p = &r->pods[i];
+
+		put_str(&w, p->id);
+		put_str(&w, p->uplink);
+		put_u64(&w, p->cap_bps);
+		put_u64(&w, p->burst_bytes);
+		put_u8(&w, p->mode);
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			put_pod_ctr(&w, &p->dir[d]);
+	}
+	put_u32(&w, r->nlinks);
+	for (uint32_t i = 0; i < r->nlinks; i++) {
+		put_str(&w, r->links[i].name);
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			put_link_ctr(&w, &r->links[i].dir[d]);
+	}
+	return w.off;
+}
+
+/* ---- decoding ---- */
+
+struct rd {
+	const uint8_t *p;
+	size_t len;
+	size_t off;
+	const char *why;   /* first error; later reads are no-ops */
+};
+
+static bool
+need(struct rd *r, size_t n)
+{
+	if (r->why != NULL)
+		return false;
+	if (r->len - r->off < n) {
+		r->why = "record is truncated";
+		return false;
+	}
+	return true;
+}
+
+static uint8_t
+get_u8(struct rd *r)
+{
+	if (!need(r, 1))
+		return 0;
+	return r->p[r->off++];
+}
+
+static uint32_t
+get_u32(struct rd *r)
+{
+	uint32_t v = 0;
+
+	if (!need(r, 4))
+		return 0;
+	for (int i = 0; i < 4; i++)
+		v = (v << 8) | r->p[r->off++];
+	return v;
+}
+
+static uint64_t
+get_u64(struct rd *r)
+{
+	uint64_t v = 0;
+
+	if (!need(r, 8))
+		return 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | r->p[r->off++];
+	return v;
+}
+
+static void
+get_bytes(struct rd *r, void *out, size_t n)
+{
+	if (!need(r, n))
+		return;
+	memcpy(out, r->p + r->off, n);
+	r->off += n;
+}
+
+/* A 1-byte length, then that many id characters; stored NUL-terminated. */
+static void
+get_str(struct rd *r, char out[PC_ID_LEN], const char *what)
+{
+	uint8_t n = get_u8(r);
+
+	out[0] = '\0';
+	if (!need(r, n))
+		return;
+	if (!id_bytes_ok(r->p + r->off, n)) {
+		r->why = what;
+		return;
+	}
+	memcpy(out, r->p + r->off, n);
+	out[n] = '\0';
+	r->off += n;
+}
+
+static void
+get_pod_ctr(struct rd *r, struct pc_pod_ctr *c)
+{
+	c->pass_frames = get_u64(r);
+	c->pass_bytes = get_u64(r);
+	for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+		c->drop_frames[k] = get_u64(r);
+		c->drop_bytes[k] = get_u64(r);
+	}
+}
+
+static void
+get_link_ctr(struct rd *r, struct pc_link_ctr *c)
+{
+	for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+		c->drop_frames[k] = get_u64(r);
+		c->drop_bytes[k] = get_u64(r);
+	}
+}
+
+static void
+get_pods(struct rd *r, struct pc_record *rec)
+{
+	rec->npods = get_u32(r);
+	if (r->why != NULL)
+		return;
+	if (rec->npods > PC_MAX_PODS) {
+		r->why = "more pods than PC_MAX_PODS";
+		return;
+	}
+	if (rec->npods == 0)
+		return;
+	/* the count must fit in what is left before anything is allocated */
+	if ((r->len - r->off) / POD_MIN_BYTES < rec->npods) {
+		r->why = "record is truncated";
+		return;
+	}
+	rec->pods = calloc(rec->npods, sizeof(*rec->pods));
+	if (rec->pods == NULL) {
+		r->why = "out of memory";
+		return;
+	}
+	for (uint32_t i = 0; i < rec->npods && r->why == NULL; i++) {
+		struct pc_record_pod *p = &rec->pods[i];
+
+		get_str(r, p->id, "pod id is not [A-Za-z0-9._-]{1,63}");
+		get_str(r, p->uplink, "uplink name is not [A-Za-z0-9._-]{1,63}");
+		p->cap_bps = get_u64(r);
+		p->burst_bytes = get_u64(r);
+		p->mode = get_u8(r);
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			get_pod_ctr(r, &p->dir[d]);
+	}
+}
+
+static void
+get_links(struct rd *r, struct pc_record *rec)
+{
+	rec->nlinks = get_u32(r);
+	if (r->why != NULL)
+		return;
+	if (rec->nlinks > PC_MAX_UPLINKS) {
+		r->why = "more links than PC_MAX_UPLINKS";
+		return;
+	}
+	if (rec->nlinks == 0)
+		return;
+	if ((r->len - r->off) / LINK_MIN_BYTES < rec->nlinks) {
+		r->why = "record is truncated";
+		return;
+	}
+	rec->links = calloc(rec->nlinks, sizeof(*rec->links));
+	if (rec->links == NULL) {
+		r->why = "out of memory";
+		return;
+	}
+	for (uint32_t i = 0; i < rec->nlinks && r->why == NULL; i++) {
+		get_str(r, rec->links[i].name, "link name is not [A-Za-z0-9._-]{1,63}");
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			get_link_ctr(r, &rec->links[i].dir[d]);
+	}
+}
+
+int
+pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, const char **why)
+{
+	struct rd r = { .p = buf, .len = len, .off = 0, .why = NULL };
+	const char *bad = NULL;
+
+	memset(rec, 0, sizeof(*rec));
+	if (len > PC_RECORD_MAX) {
+		*why = "record is longer than PC_RECORD_MAX";
+		return -1;
+	}
+	uint8_t version = get_u8(&r);
+	if (r.why == NULL && version != REC_VERSION) {
+		*why = "unknown record format version";
+		return -1;
+	}
+	rec->type = get_u8(&r);
+	if (r.why == NULL && (rec->type < PC_REC_START || rec->type > PC_REC_STOP)) {
+		*why = "unknown record type";
+		return -1;
+	}
+	get_str(&r, rec->appliance_id, "appliance id is not [A-Za-z0-9._-]{1,63}");
+	rec->time_ns = get_u64(&r);
+	rec->window_start_ns = get_u64(&r);
+	rec->window_len_ns = get_u64(&r);
+	rec->window_count = get_u64(&r);
+	get_bytes(&r, rec->podmap_digest, PC_DIGEST_LEN);
+	get_bytes(&r, rec->build_id, sizeof(rec->build_id));
+	get_pods(&r, rec);
+	get_links(&r, rec);
+	if (r.why == NULL && r.off != len)
+		r.why = "trailing bytes after the record";
+	if (r.why == NULL && record_check(rec, &bad) < 0)
+		r.why = bad;
+	if (r.why != NULL) {
+		*why = r.why;
+		pc_record_free(rec);
+		return -1;
+	}
+	return 0;
+}
+
+void
+pc_record_free(struct pc_record *r)
+{
+	free(r->pods);
+	free(r->links);
+	r->pods = NULL;
+	r->links = NULL;
+	r->npods = 0;
+	r->nlinks = 0;
+}

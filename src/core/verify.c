@@ -1,0 +1,1646 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verifier (docs/log-format.md, "Verifying").
+ *
+ * It trusts nothing but the verifier key (and, when given, the pod map and
+ * the last checkpoint it trusted): every claim in the log is recomputed. It
+ * streams: one pass over the records, memory bounded by the number of pods,
+ * not by the length of the log.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "podcap/note.h"
+#include "podcap/record.h"
+#include "podcap/verify.h"
+
+#define ORIGIN_PREFIX "podcap/"
+#define NS ((uint64_t)1000000000)
+
+typedef __int128 i128;
+typedef unsigned __int128 u128;
+
+/* Envelope sums saturate here: far beyond any real value, far below overflow. */
+#define SAT ((i128)1 << 125)
+
+static const char *const check_names[PC_VC_COUNT] = {
+	[PC_VC_CHECKPOINT] = "checkpoint",
+	[PC_VC_SIGNATURE] = "signature",
+	[PC_VC_ORIGIN] = "origin",
+	[PC_VC_MISSING] = "missing",
+	[PC_VC_ROOT] = "root",
+	[PC_VC_DECODE] = "decode",
+	[PC_VC_APPLIANCE] = "appliance",
+	[PC_VC_SEQUENCE] = "sequence",
+	[PC_VC_PODMAP] = "podmap",
+	[PC_VC_ENVELOPE] = "envelope",
+	[PC_VC_ROLLBACK] = "rollback",
+	[PC_VC_FORK] = "fork",
+};
+
+/* The limits of one pod as a START or RELOAD record declares them. */
+struct podlim {
+	char id[PC_ID_LEN];
+	char uplink[PC_ID_LEN];
+	uint64_t cap_bps;
+	uint64_t burst_bytes;
+	uint8_t mode;
+};
+
+/*
+ * Envelope of one pod and direction over a run of windows with the same
+ * limits. `excess` is the largest 8e9 x bytes - cap x ns over the windows
+ * ending at the last one (Kadane's form of "prefix sum minus the smallest
+ * earlier prefix"), so the worst interval of a run is found in one pass.
+ */
+struct env {
+	bool active;
+	uint64_t cap_bps, burst_bytes;
+	i128 excess;
+	uint64_t last_end_ns;
+	uint64_t seg_start_ns;
+	u128 seg_bytes;
+	uint64_t over_windows;     /* windows at which some interval broke the envelope */
+	bool viol;
+	i128 worst;
+	uint64_t w_start_ns, w_end_ns, w_window_ns, w_record;
+	u128 w_bytes;
+};
+
+struct podsum {
+	char id[PC_ID_LEN];
+	struct pc_verify_totals t[PC_DIR_COUNT];
+	struct env env[PC_DIR_COUNT];
+	uint64_t stamp;            /* last START/RELOAD that listed it: finds duplicates */
+};
+
+struct linksum {
+	char name[PC_ID_LEN];
+	u128 frames[PC_DIR_COUNT][PC_LINK_DROP_COUNT];
+	u128 bytes[PC_DIR_COUNT][PC_LINK_DROP_COUNT];
+};
+
+struct slot {
+	uint32_t val;              /* index + 1; 0 when empty */
+	uint64_t h;
+};
+
+struct idmap {
+	struct slot *slots;
+	uint32_t cap;              /* power of two */
+	uint32_t n;
+};
+
+struct changed {
+	uint64_t index;
+	uint8_t type;
+	uint64_t window_start_ns;
+};
+
+struct pc_verify {
+	struct pc_verifier_key key;
+	const struct pc_config *podmap;
+	uint8_t podmap_digest[PC_DIGEST_LEN];
+
+	/* the checkpoint under verification */
+	bool cp_ok;
+	struct pc_checkpoint cp;
+	char note[PC_NOTE_MAX + 1];
+	size_t note_len;
+	char appliance[PC_ID_LEN];
+
+	/* the last trusted checkpoint */
+	bool have_trusted;
+	struct pc_checkpoint trusted;
+	bool trusted_root_seen;
+	uint8_t trusted_root_here[PC_HASH_LEN];
+
+	/* the tree */
+	uint64_t nrec;
+	struct pc_merkle_range range;
+	struct pc_merkle_range stored;   /* over the source's stored leaf hashes */
+	bool stored_all;
+	struct changed *changed;
+	size_t nchanged;
+
+	/* the sequence */
+	bool started, stopped, resync;
+	uint64_t cursor_ns;              /* end of the last window accounted for */
+	uint64_t window_ns;
+	uint8_t digest[PC_DIGEST_LEN];
+	uint64_t inforce_record;
+	struct podlim *inforce;
+	uint32_t *inforce_sum;
+	uint32_t ninforce;
+	bool podmap_reported;
+	uint64_t nwindows;
+
+	/* summaries */
+	struct podsum *pods;
+	uint32_t npods, cap_pods;
+	struct idmap podmap_ix;
+	struct linksum *links;
+	uint32_t nlinks, cap_links;
+	struct idmap linkmap_ix;
+
+	/* findings */
+	struct pc_verify_failure *fails;
+	uint64_t nfails;
+	struct pc_verify_event *events;
+	uint64_t nevents;
+	bool finished;
+};
+
+const char *
+pc_verify_check_name(enum pc_verify_check c)
+{
+	if ((unsigned)c >= PC_VC_COUNT)
+		return "unknown";
+	return check_names[c];
+}
+
+/* ---- small helpers ---- */
+
+void
+pc_verify_format_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / NS);
+	uint64_t frac = ns % NS;
+	struct tm tm;
+	char base[40];
+
+	gmtime_r(&secs, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (frac == 0) {
+		snprintf(buf, len, "%sZ", base);
+		return;
+	}
+	char f[16];
+	snprintf(f, sizeof(f), "%09" PRIu64, frac);
+	for (int i = 8; i > 0 && f[i] == '0'; i--)
+		f[i] = '\0';
+	snprintf(buf, len, "%s.%sZ", base, f);
+}
+
+static void
+format_duration(uint64_t ns, char *buf, size_t len)
+{
+	if (ns % NS == 0) {
+		snprintf(buf, len, "%" PRIu64 "s", ns / NS);
+		return;
+	}
+	char f[16];
+	snprintf(f, sizeof(f), "%09" PRIu64, ns % NS);
+	for (int i = 8; i > 0 && f[i] == '0'; i--)
+		f[i] = '\0';
+	snprintf(buf, len, "%" PRIu64 ".%ss", ns / NS, f);
+}
+
+static void
+format_u128(u128 v, char *buf, size_t len)
+{
+	char tmp[48];
+	int i = (int)sizeof(tmp) - 1;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v != 0 && i > 0);
+	snprintf(buf, len, "%s", tmp + i);
+}
+
+static void
+hex(const uint8_t *b, size_t n, char *out, size_t outlen)
+{
+	sodium_bin2hex(out, outlen, b, n);
+}
+
+static i128
+clamp(i128 x)
+{
+	if (x > SAT)
+		return SAT;
+	if (x < -SAT)
+		return -SAT;
+	return x;
+}
+
+static i128
+mul_sat(uint64_t a, uint64_t b)
+{
+	u128 p = (u128)a * b;
+
+	return p > (u128)SAT ? SAT : (i128)p;
+}
+
+static void *
+grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	uint32_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(p, (size_t)n * elem);
+	if (q == NULL)
+		abort();   /* bounded by pods and links declared: exhaustion is not a finding */
+	*cap = n;
+	return q;
+}
+
+static uint64_t
+id_hash(const char *id)
+{
+	static const uint8_t key[crypto_shorthash_KEYBYTES]; /* fixed: the order never leaks out */
+	uint8_t h[crypto_shorthash_BYTES];
+	uint64_t v = 0;
+
+	crypto_shorthash(h, (const uint8_t *)id, strlen(id), key);
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | h[i];
+	return v;
+}
+
+/* Finds `id` (names(i) gives the id of entry i); returns entry index or -1. */
+static int64_t
+idmap_find(const struct idmap *m, const char *id, uint64_t h,
+	   const char *(*name)(const struct pc_verify *, uint32_t), const struct pc_verify *v)
+{
+	if (m->cap == 0)
+		return -1;
+	for (uint32_t i = (uint32_t)h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].val == 0)
+			return -1;
+		if (m->slots[i].h == h && strcmp(name(v, m->slots[i].val - 1), id) == 0)
+			return m->slots[i].val - 1;
+	}
+}
+
+static void
+idmap_insert(struct idmap *m, uint64_t h, uint32_t index)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		uint32_t ncap = m->cap ? m->cap * 2 : 64;
+		struct slot *ns = calloc(ncap, sizeof(*ns));
+		if (ns == NULL)
+			abort();
+		for (uint32_t i = 0; i < m->cap; i++) {
+			if (m->slots[i].val == 0)
+				continue;
+			uint32_t j = (uint32_t)m->slots[i].h & (ncap - 1);
+			while (ns[j].val != 0)
+				j = (j + 1) & (ncap - 1);
+			ns[j] = m->slots[i];
+		}
+		free(m->slots);
+		m->slots = ns;
+		m->cap = ncap;
+	}
+	uint32_t j = (uint32_t)h & (m->cap - 1);
+	while (m->slots[j].val != 0)
+		j = (j + 1) & (m->cap - 1);
+	m->slots[j].val = index + 1;
+	m->slots[j].h = h;
+	m->n++;
+}
+
+static const char *
+pod_name(const struct pc_verify *v, uint32_t i)
+{
+	return v->pods[i].id;
+}
+
+static const char *
+link_name(const struct pc_verify *v, uint32_t i)
+{
+	return v->links[i].name;
+}
+
+static uint32_t
+pod_index(struct pc_verify *v, const char *id)
+{
+	uint64_t h = id_hash(id);
+	int64_t i = idmap_find(&v->podmap_ix, id, h, pod_name, v);
+
+	if (i >= 0)
+		return (uint32_t)i;
+	v->pods = grow(v->pods, &v->cap_pods, v->npods + 1, sizeof(*v->pods));
+	memset(&v->pods[v->npods], 0, sizeof(v->pods[0]));
+	snprintf(v->pods[v->npods].id, PC_ID_LEN, "%s", id);
+	v->pods[v->npods].stamp = UINT64_MAX;
+	idmap_insert(&v->podmap_ix, h, v->npods);
+	return v->npods++;
+}
+
+static uint32_t
+link_index(struct pc_verify *v, const char *name)
+{
+	uint64_t h = id_hash(name);
+	int64_t i = idmap_find(&v->linkmap_ix, name, h, link_name, v);
+
+	if (i >= 0)
+		return (uint32_t)i;
+	v->links = grow(v->links, &v->cap_links, v->nlinks + 1, sizeof(*v->links));
+	memset(&v->links[v->nlinks], 0, sizeof(v->links[0]));
+	snprintf(v->links[v->nlinks].name, PC_ID_LEN, "%s", name);
+	idmap_insert(&v->linkmap_ix, h, v->nlinks);
+	return v->nlinks++;
+}
+
+/* ---- findings ---- */
+
+static void fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
+		 const struct pc_record *r, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void
+fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struct pc_record *r,
+     const char *fmt, ...)
+{
+	va_list ap;
+	uint64_t n = v->nfails++;
+
+	if (n >= PC_VERIFY_MAX_KEPT)
+		return;
+	struct pc_verify_failure *f = &v->fails[n];
+	memset(f, 0, sizeof(*f));
+	f->check = c;
+	f->record = index;
+	if (r != NULL) {
+		f->type = r->type;
+		f->window_start_ns = r->window_start_ns;
+	}
+	va_start(ap, fmt);
+	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+	va_end(ap);
+}
+
+static struct pc_verify_event *
+event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index, const struct pc_record *r)
+{
+	static struct pc_verify_event discard;
+	uint64_t n = v->nevents++;
+	struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &discard;
+
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->record = index;
+	e->window_start_ns = r->window_start_ns;
+	e->window_len_ns = r->window_len_ns;
+	memcpy(e->podmap_digest, r->podmap_digest, PC_DIGEST_LEN);
+	memcpy(e->build_id, r->build_id, sizeof(e->build_id));
+	return e;
+}
+
+/* ---- setup ---- */
+
+struct pc_verify *
+pc_verify_new(const struct pc_verifier_key *key, const struct pc_config *podmap)
+{
+	struct pc_verify *v = calloc(1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	v->fails = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->fails));
+	v->events = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->events));
+	v->changed = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->changed));
+	if (v->fails == NULL || v->events == NULL || v->changed == NULL) {
+		pc_verify_free(v);
+		return NULL;
+	}
+	v->key = *key;
+	v->podmap = podmap;
+	if (podmap != NULL)
+		pc_config_digest(podmap, v->podmap_digest);
+	v->stored_all = true;
+	pc_merkle_range_init(&v->range);
+	pc_merkle_range_init(&v->stored);
+	return v;
+}
+
+void
+pc_verify_free(struct pc_verify *v)
+{
+	if (v == NULL)
+		return;
+	free(v->fails);
+	free(v->events);
+	free(v->changed);
+	free(v->inforce);
+	free(v->inforce_sum);
+	free(v->pods);
+	free(v->links);
+	free(v->podmap_ix.slots);
+	free(v->linkmap_ix.slots);
+	free(v);
+}
+
+/* Parses and verifies a note with the key: 0, or -1 with the check and reason. */
+static int
+open_note(const struct pc_verify *v, const char *note, size_t len, struct pc_checkpoint *cp,
+	  enum pc_verify_check *check, const char **why)
+{
+	size_t body_len;
+
+	if (pc_note_verify(note, len, &v->key, &body_len, why) < 0) {
+		*check = strcmp(*why, "malformed note") == 0 ? PC_VC_CHECKPOINT : PC_VC_SIGNATURE;
+		return -1;
+	}
+	if (pc_checkpoint_parse_body(note, body_len, cp, why) < 0) {
+		*check = PC_VC_CHECKPOINT;
+		return -1;
+	}
+	if (strcmp(cp->origin, v->key.name) != 0) {
+		*check = PC_VC_ORIGIN;
+		*why = "the checkpoint's origin is not the verifier key's name";
+		return -1;
+	}
+	return 0;
+}
+
+int
+pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, char *err, size_t errlen)
+{
+	enum pc_verify_check c;
+	const char *why;
+
+	if (open_note(v, note, len, &v->trusted, &c, &why) < 0) {
+		snprintf(err, errlen, "%s: %s", pc_verify_check_name(c), why);
+		return -1;
+	}
+	v->have_trusted = true;
+	if (v->trusted.size == 0) {
+		pc_merkle_range_root(&v->range, v->trusted_root_here);
+		v->trusted_root_seen = true;
+	}
+	return 0;
+}
+
+uint64_t
+pc_verify_trusted_size(const struct pc_verify *v)
+{
+	return v->have_trusted ? v->trusted.size : 0;
+}
+
+static bool
+appliance_ok(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (n == 0 || n >= PC_ID_LEN)
+		return false;
+	return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+int
+pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
+{
+	enum pc_verify_check c;
+	const char *why;
+
+	if (open_note(v, note, len, &v->cp, &c, &why) < 0) {
+		char origin[PC_KEY_NAME_LEN];
+		struct pc_checkpoint cp;
+		const char *w2;
+		const char *blank = memmem(note, len, "\n\n", 2);
+
+		/* name the log the checkpoint claims, so a splice is plain to see */
+		if (c != PC_VC_CHECKPOINT && blank != NULL &&
+		    pc_checkpoint_parse_body(note, (size_t)(blank - note) + 1, &cp, &w2) == 0)
+			snprintf(origin, sizeof(origin), "%s", cp.origin);
+		else
+			snprintf(origin, sizeof(origin), "?");
+		if (c == PC_VC_ORIGIN)
+			fail(v, c, -1, NULL, "checkpoint of log '%s', the key is for '%s'", origin,
+			     v->key.name);
+		else
+			fail(v, c, -1, NULL, "checkpoint of log '%s': %s", origin, why);
+		return -1;
+	}
+	if (strncmp(v->cp.origin, ORIGIN_PREFIX, strlen(ORIGIN_PREFIX)) != 0 ||
+	    !appliance_ok(v->cp.origin + strlen(ORIGIN_PREFIX))) {
+		fail(v, PC_VC_ORIGIN, -1, NULL, "origin '%s' is not podcap/<appliance id>",
+		     v->cp.origin);
+		return -1;
+	}
+	snprintf(v->appliance, sizeof(v->appliance), "%s", v->cp.origin + strlen(ORIGIN_PREFIX));
+	if (len > PC_NOTE_MAX) {
+		fail(v, PC_VC_CHECKPOINT, -1, NULL, "checkpoint note longer than %u bytes",
+		     PC_NOTE_MAX);
+		return -1;
+	}
+	memcpy(v->note, note, len);
+	v->note[len] = '\0';
+	v->note_len = len;
+	v->cp_ok = true;
+	return 0;
+}
+
+const char *
+pc_verify_checkpoint_note(const struct pc_verify *v, size_t *len)
+{
+	if (!v->cp_ok)
+		return NULL;
+	*len = v->note_len;
+	return v->note;
+}
+
+uint64_t
+pc_verify_size(const struct pc_verify *v)
+{
+	return v->cp_ok ? v->cp.size : 0;
+}
+
+void
+pc_verify_consistency(struct pc_verify *v, const uint8_t proof[][PC_HASH_LEN], size_t n)
+{
+	if (!v->cp_ok || !v->have_trusted || v->trusted.size > v->cp.size)
+		return;
+	if (pc_merkle_verify_consistency(v->trusted.size, v->cp.size, v->trusted.root, v->cp.root,
+					 proof, n) < 0)
+		fail(v, PC_VC_FORK, -1, NULL, "the log's consistency proof from the trusted size "
+		     "%" PRIu64 " to %" PRIu64 " does not verify: the log forked",
+		     v->trusted.size, v->cp.size);
+}
+
+/* ---- the envelope ---- */
+
+static void
+env_close(struct pc_verify *v, const struct podsum *ps, int d)
+{
+	const struct env *e = &ps->env[d];
+	char from[40], to[40], dur[32], bytes[48], over[48];
+	struct pc_record r = { .type = PC_REC_WINDOW };
+
+	if (!e->active || !e->viol)
+		return;
+	u128 excess_scaled = (u128)(e->worst - (i128)8 * NS * e->burst_bytes);
+	u128 excess = (excess_scaled + 8 * NS - 1) / (8 * NS);
+	pc_verify_format_time(e->w_start_ns, from, sizeof(from));
+	pc_verify_format_time(e->w_end_ns, to, sizeof(to));
+	format_duration(e->w_end_ns - e->w_start_ns, dur, sizeof(dur));
+	format_u128(e->w_bytes, bytes, sizeof(bytes));
+	format_u128(excess, over, sizeof(over));
+	r.window_start_ns = e->w_window_ns;
+	fail(v, PC_VC_ENVELOPE, (int64_t)e->w_record, &r,
+	     "pod %s %s: %s bytes passed from %s to %s (%s) exceed burst %" PRIu64
+	     " bytes + cap %" PRIu64 " bit/s x %s by %s bytes (%" PRIu64 " window%s over)",
+	     ps->id, pc_dir_name((enum pc_dir)d), bytes, from, to, dur, e->burst_bytes,
+	     e->cap_bps, dur, over, e->over_windows, e->over_windows == 1 ? "" : "s");
+}
+
+/*
+ * One window of one pod and direction. Intervals may span gaps and
+ * restarts: the bucket keeps its level across them or starts empty
+ * (include/podcap/bucket.h), so burst + cap x elapsed bounds them too. A
+ * change of limits starts a new run.
+ */
+static void
+env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint64_t start,
+	 uint64_t len, uint64_t bytes, uint64_t cap, uint64_t burst)
+{
+	struct env *e = &ps->env[d];
+	i128 here = (i128)8 * NS * bytes - mul_sat(cap, len);
+	i128 carry = 0;
+
+	if (e->active && (e->cap_bps != cap || e->burst_bytes != burst ||
+			  start < e->last_end_ns)) {
+		env_close(v, ps, d);
+		memset(e, 0, sizeof(*e));
+	}
+	if (e->active)
+		carry = clamp(e->excess - mul_sat(cap, start - e->last_end_ns));
+	if (!e->active) {
+		e->active = true;
+		e->cap_bps = cap;
+		e->burst_bytes = burst;
+	}
+	if (carry > 0) {
+		e->excess = clamp(here + carry);
+		e->seg_bytes += bytes;
+	} else {
+		e->excess = here;
+		e->seg_start_ns = start;
+		e->seg_bytes = bytes;
+	}
+	e->last_end_ns = start + len;
+	if (e->excess > (i128)8 * NS * burst) {
+		e->over_windows++;
+		if (!e->viol || e->excess > e->worst) {
+			e->viol = true;
+			e->worst = e->excess;
+			e->w_start_ns = e->seg_start_ns;
+			e->w_end_ns = start + len;
+			e->w_window_ns = start;
+			e->w_bytes = e->seg_bytes;
+			e->w_record = index;
+		}
+	}
+}
+
+/* ---- per-window accounting ---- */
+
+static void
+account_pod(struct pc_verify *v, uint64_t index, const struct pc_record *r,
+	    const struct pc_record_pod *p, uint32_t sum)
+{
+	struct podsum *ps = &v->pods[sum];
+	u128 cap_window = (u128)p->cap_bps * r->window_len_ns; /* bit-ns in one window */
+
+	for (int d = 0; d < PC_DIR_COUNT; d++) {
+		const struct pc_pod_ctr *c = &p->dir[d];
+		struct pc_verify_totals *t = &ps->t[d];
+		u128 scaled = (u128)8 * NS * c->pass_bytes;      /* < 2^97 */
+
+		t->bytes += c->pass_bytes;
+		t->frames += c->pass_frames;
+		for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+			t->drop_frames[k] += c->drop_frames[k];
+			t->drop_bytes[k] += c->drop_bytes[k];
+		}
+		t->windows++;
+		if (t->windows == 1 || c->pass_bytes > t->peak_bytes) {
+			t->peak_bytes = c->pass_bytes;
+			t->peak_window_start_ns = r->window_start_ns;
+			if (cap_window == 0) {
+				t->peak_permille = UINT64_MAX;
+			} else {
+				u128 pm = scaled * 1000 / cap_window;
+				t->peak_permille = pm >= UINT64_MAX ? UINT64_MAX - 1 : (uint64_t)pm;
+			}
+		}
+		/* 99% of the cap: 100 x 8e9 x bytes >= 99 x cap x ns, in 128 bits */
+		if (cap_window < ((u128)1 << 120) && scaled * 100 >= cap_window * 99)
+			t->at_cap++;
+		env_step(v, ps, d, index, r->window_start_ns, r->window_len_ns, c->pass_bytes,
+			 p->cap_bps, p->burst_bytes);
+	}
+}
+
+static void
+account_links(struct pc_verify *v, const struct pc_record *r)
+{
+	for (uint32_t i = 0; i < r->nlinks; i++) {
+		uint32_t li = link_index(v, r->links[i].name);  /* may move v->links */
+		struct linksum *ls = &v->links[li];
+
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+				ls->frames[d][k] += r->links[i].dir[d].drop_frames[k];
+				ls->bytes[d][k] += r->links[i].dir[d].drop_bytes[k];
+			}
+	}
+}
+
+/* ---- the sequence of records ---- */
+
+static bool
+podlim_eq(const struct podlim *a, const struct pc_record_pod *p)
+{
+	return strcmp(a->id, p->id) == 0 && strcmp(a->uplink, p->uplink) == 0 &&
+	    a->cap_bps == p->cap_bps && a->burst_bytes == p->burst_bytes && a->mode == p->mode;
+}
+
+/* START and RELOAD: the pod map and pods now in force. */
+static void
+set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	v->window_ns = r->window_len_ns;
+	memcpy(v->digest, r->podmap_digest, PC_DIGEST_LEN);
+	v->inforce_record = index;
+	free(v->inforce);
+	free(v->inforce_sum);
+	v->inforce = calloc(r->npods ? r->npods : 1, sizeof(*v->inforce));
+	v->inforce_sum = calloc(r->npods ? r->npods : 1, sizeof(*v->inforce_sum));
+	if (v->inforce == NULL || v->inforce_sum == NULL)
+		abort();
+	v->ninforce = r->npods;
+	for (uint32_t i = 0; i < r->npods; i++) {
+		const struct pc_record_pod *p = &r->pods[i];
+		struct podlim *pl = &v->inforce[i];
+
+		memcpy(pl->id, p->id, PC_ID_LEN);
+		memcpy(pl->uplink, p->uplink, PC_ID_LEN);
+		pl->cap_bps = p->cap_bps;
+		pl->burst_bytes = p->burst_bytes;
+		pl->mode = p->mode;
+		v->inforce_sum[i] = pod_index(v, p->id);
+		if (v->pods[v->inforce_sum[i]].stamp == index)
+			fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod %s is declared twice", p->id);
+		v->pods[v->inforce_sum[i]].stamp = index;
+	}
+}
+
+/* START and RELOAD against --pod-map: the limits the record claims are the file's. */
+static void
+check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	const struct pc_config *c = v->podmap;
+
+	if (c == NULL || memcmp(r->podmap_digest, v->podmap_digest, PC_DIGEST_LEN) != 0)
+		return;   /* a different digest is reported at its first window */
+	if (r->window_len_ns != c->window_ns)
+		fail(v, PC_VC_PODMAP, (int64_t)index, r, "window length %" PRIu64 " ns, the pod "
+		     "map says %" PRIu64 " ns", r->window_len_ns, c->window_ns);
+	if (r->npods != c->npods) {
+		fail(v, PC_VC_PODMAP, (int64_t)index, r, "%" PRIu32 " pods, the pod map declares %u",
+		     r->npods, c->npods);
+		return;
+	}
+	for (uint32_t i = 0; i < r->npods; i++) {
+		const struct pc_record_pod *p = &r->pods[i];
+		int j = pc_config_find_pod(c, p->id);
+
+		if (j < 0) {
+			fail(v, PC_VC_PODMAP, (int64_t)index, r, "pod %s is not in the pod map", p->id);
+			continue;
+		}
+		const struct pc_pod *cp = &c->pods[j];
+		if (strcmp(c->uplinks[cp->uplink].name, p->uplink) != 0 ||
+		    cp->limits.cap_bps != p->cap_bps || cp->limits.burst_bytes != p->burst_bytes ||
+		    (uint8_t)cp->limits.mode != p->mode)
+			fail(v, PC_VC_PODMAP, (int64_t)index, r, "pod %s: uplink %s cap %" PRIu64
+			     " bit/s burst %" PRIu64 " bytes mode %u, the pod map says uplink %s cap %"
+			     PRIu64 " bit/s burst %" PRIu64 " bytes mode %u", p->id, p->uplink,
+			     p->cap_bps, p->burst_bytes, p->mode, c->uplinks[cp->uplink].name,
+			     cp->limits.cap_bps, cp->limits.burst_bytes, (unsigned)cp->limits.mode);
+	}
+}
+
+/*
+ * Where a record that continues the log must start: exactly at the cursor.
+ * Earlier is an overlap (or a window replayed), later is a hole nobody
+ * explained. Returns true when it may be accounted for.
+ */
+static bool
+check_contiguous(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	char t1[40], t2[40];
+
+	if (v->resync) {
+		/* after an undecodable record the cursor is unknown: that failure is reported */
+		v->resync = false;
+		if (r->window_start_ns >= v->cursor_ns)
+			return true;
+	}
+	if (r->window_start_ns == v->cursor_ns)
+		return true;
+	pc_verify_format_time(v->cursor_ns, t1, sizeof(t1));
+	if (r->window_start_ns < v->cursor_ns) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "overlaps what was already logged up "
+		     "to %s: a window duplicated, reordered or going backwards", t1);
+		return false;
+	}
+	pc_verify_format_time(r->window_start_ns, t2, sizeof(t2));
+	fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "the windows from %s to %s were not logged "
+	     "and no gap record or restart explains it", t1, t2);
+	return true;
+}
+
+static bool
+require_running(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	if (!v->started) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "%s before any start record",
+		     pc_record_type_name(r->type));
+		return false;
+	}
+	if (v->stopped) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "%s after a stop record",
+		     pc_record_type_name(r->type));
+		return false;
+	}
+	if (r->window_len_ns != v->window_ns) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window length %" PRIu64 " ns, %" PRIu64
+		     " ns is in force", r->window_len_ns, v->window_ns);
+		return false;
+	}
+	return true;
+}
+
+static void
+on_start(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	char t1[40];
+
+	if (!v->started) {
+		event(v, PC_VE_START, index, r);
+	} else if (r->window_start_ns < v->cursor_ns && !v->resync) {
+		pc_verify_format_time(v->cursor_ns, t1, sizeof(t1));
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "restart goes back before %s, the end "
+		     "of what was already logged", t1);
+		return;
+	} else {
+		struct pc_verify_event *e = event(v, PC_VE_RESTART, index, r);
+
+		e->from_ns = v->resync ? r->window_start_ns : v->cursor_ns;
+		e->windows = (r->window_start_ns - e->from_ns) / r->window_len_ns;
+		e->clean = v->stopped;
+	}
+	v->started = true;
+	v->stopped = false;
+	v->resync = false;
+	v->cursor_ns = r->window_start_ns;
+	set_inforce(v, index, r);
+	check_podmap_pods(v, index, r);
+}
+
+static void
+on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	if (!require_running(v, index, r) || !check_contiguous(v, index, r))
+		return;
+	v->cursor_ns = r->window_start_ns + r->window_len_ns;
+	if (memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window under a pod map digest other "
+		     "than the one in force since record %" PRIu64, v->inforce_record);
+		return;
+	}
+	if (r->npods != v->ninforce) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window of %" PRIu32 " pods, %" PRIu32
+		     " are in force since record %" PRIu64, r->npods, v->ninforce,
+		     v->inforce_record);
+		return;
+	}
+	for (uint32_t i = 0; i < r->npods; i++)
+		if (!podlim_eq(&v->inforce[i], &r->pods[i])) {
+			fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod #%" PRIu32 " (%s) differs "
+			     "from the pod in force since record %" PRIu64 " (%s)", i, r->pods[i].id,
+			     v->inforce_record, v->inforce[i].id);
+			return;
+		}
+	v->nwindows++;
+	if (v->podmap != NULL && !v->podmap_reported &&
+	    memcmp(r->podmap_digest, v->podmap_digest, PC_DIGEST_LEN) != 0) {
+		char a[2 * PC_DIGEST_LEN + 1], b[2 * PC_DIGEST_LEN + 1];
+
+		hex(r->podmap_digest, PC_DIGEST_LEN, a, sizeof(a));
+		hex(v->podmap_digest, PC_DIGEST_LEN, b, sizeof(b));
+		fail(v, PC_VC_PODMAP, (int64_t)index, r, "window ran under pod map %s, the pod map "
+		     "given has digest %s", a, b);
+		v->podmap_reported = true;
+	}
+	for (uint32_t i = 0; i < r->npods; i++)
+		account_pod(v, index, r, &r->pods[i], v->inforce_sum[i]);
+	account_links(v, r);
+}
+
+static void
+on_gap(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	if (!require_running(v, index, r) || !check_contiguous(v, index, r))
+		return;
+	if (r->window_count > (UINT64_MAX - r->window_start_ns) / r->window_len_ns) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "gap runs past the end of time");
+		return;
+	}
+	struct pc_verify_event *e = event(v, PC_VE_GAP, index, r);
+	e->windows = r->window_count;
+	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
+}
+
+static void
+on_reload(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	if (!v->started || v->stopped) {
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "reload %s",
+		     v->started ? "after a stop record" : "before any start record");
+		return;
+	}
+	if (!check_contiguous(v, index, r))
+		return;
+	event(v, PC_VE_RELOAD, index, r);
+	v->cursor_ns = r->window_start_ns;
+	set_inforce(v, index, r);
+	check_podmap_pods(v, index, r);
+}
+
+static void
+on_stop(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	if (!require_running(v, index, r) || !check_contiguous(v, index, r))
+		return;
+	event(v, PC_VE_STOP, index, r);
+	v->stopped = true;
+}
+
+void
+pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *stored_leaf)
+{
+	struct pc_record r;
+	const char *why;
+	uint8_t h[PC_HASH_LEN];
+
+	if (!v->cp_ok || v->nrec >= v->cp.size || v->finished)
+		return;
+	uint64_t index = v->nrec++;
+	pc_merkle_leaf_hash(rec, len, h);
+	pc_merkle_range_append(&v->range, h);
+	if (v->have_trusted && v->nrec == v->trusted.size) {
+		pc_merkle_range_root(&v->range, v->trusted_root_here);
+		v->trusted_root_seen = true;
+	}
+	if (stored_leaf == NULL)
+		v->stored_all = false;
+	else if (v->stored_all)
+		pc_merkle_range_append(&v->stored, stored_leaf);
+
+	struct changed *c = NULL;
+	if (stored_leaf != NULL && memcmp(stored_leaf, h, PC_HASH_LEN) != 0 &&
+	    v->nchanged < PC_VERIFY_MAX_KEPT) {
+		c = &v->changed[v->nchanged++];
+		memset(c, 0, sizeof(*c));
+		c->index = index;
+	}
+	if (pc_record_decode(rec, len, &r, &why) < 0) {
+		fail(v, PC_VC_DECODE, (int64_t)index, NULL, "record does not decode: %s", why);
+		v->resync = true;
+		if (index == 0)
+			fail(v, PC_VC_SEQUENCE, 0, NULL, "record 0 is not a start record");
+		return;
+	}
+	if (c != NULL) {
+		c->type = r.type;
+		c->window_start_ns = r.window_start_ns;
+	}
+	if (strcmp(r.appliance_id, v->appliance) != 0)
+		fail(v, PC_VC_APPLIANCE, (int64_t)index, &r, "record of appliance '%s' in the log "
+		     "of '%s'", r.appliance_id, v->appliance);
+	if (index == 0 && r.type != PC_REC_START)
+		fail(v, PC_VC_SEQUENCE, 0, &r, "record 0 is not a start record");
+
+	switch (r.type) {
+	case PC_REC_START:
+		on_start(v, index, &r);
+		break;
+	case PC_REC_WINDOW:
+		on_window(v, index, &r);
+		break;
+	case PC_REC_GAP:
+		on_gap(v, index, &r);
+		break;
+	case PC_REC_RELOAD:
+		on_reload(v, index, &r);
+		break;
+	case PC_REC_STOP:
+		on_stop(v, index, &r);
+		break;
+	}
+	pc_record_free(&r);
+}
+
+/* ---- the end ---- */
+
+static void
+check_root(struct pc_verify *v)
+{
+	uint8_t root[PC_HASH_LEN], sroot[PC_HASH_LEN];
+	char a[2 * PC_HASH_LEN + 1], b[2 * PC_HASH_LEN + 1];
+
+	pc_merkle_range_root(&v->range, root);
+	if (memcmp(root, v->cp.root, PC_HASH_LEN) == 0)
+		return;
+	pc_merkle_range_root(&v->stored, sroot);
+	if (v->stored_all && memcmp(sroot, v->cp.root, PC_HASH_LEN) == 0 && v->nchanged > 0) {
+		/* the stored hashes are the signed leaves: whatever differs from them changed */
+		for (size_t i = 0; i < v->nchanged; i++) {
+			struct pc_record r = { .type = v->changed[i].type,
+					       .window_start_ns = v->changed[i].window_start_ns };
+			fail(v, PC_VC_ROOT, (int64_t)v->changed[i].index, &r, "the record's bytes "
+			     "differ from the leaf under the signed root: it was altered after signing");
+		}
+		return;
+	}
+	hex(root, PC_HASH_LEN, a, sizeof(a));
+	hex(v->cp.root, PC_HASH_LEN, b, sizeof(b));
+	fail(v, PC_VC_ROOT, -1, NULL, "the %" PRIu64 " records hash to root %s, the checkpoint "
+	     "signs %s: records were altered, removed, reordered or inserted", v->nrec, a, b);
+}
+
+static void
+check_trusted(struct pc_verify *v)
+{
+	const struct pc_checkpoint *t = &v->trusted;
+
+	if (!v->have_trusted)
+		return;
+	if (v->cp.size < t->size) {
+		fail(v, PC_VC_ROLLBACK, -1, NULL, "the checkpoint's tree has %" PRIu64 " records, "
+		     "fewer than the %" PRIu64 " of the last trusted checkpoint: rolled back",
+		     v->cp.size, t->size);
+		return;
+	}
+	if (v->cp.size == t->size) {
+		if (memcmp(v->cp.root, t->root, PC_HASH_LEN) != 0)
+			fail(v, PC_VC_FORK, -1, NULL, "the checkpoint and the last trusted one both "
+			     "have %" PRIu64 " records but different roots: the log forked", t->size);
+		return;
+	}
+	if (v->trusted_root_seen && memcmp(v->trusted_root_here, t->root, PC_HASH_LEN) != 0)
+		fail(v, PC_VC_FORK, -1, NULL, "the first %" PRIu64 " records do not hash to the "
+		     "root of the last trusted checkpoint: the log forked", t->size);
+}
+
+int
+pc_verify_finish(struct pc_verify *v)
+{
+	if (v->finished)
+		return v->nfails > 0;
+	v->finished = true;
+	if (v->cp_ok) {
+		if (v->nrec < v->cp.size)
+			fail(v, PC_VC_MISSING, (int64_t)v->nrec, NULL, "the checkpoint covers %" PRIu64
+			     " records but only %" PRIu64 " are in the log: records were removed or "
+			     "the tail was truncated", v->cp.size, v->nrec);
+		else
+			check_root(v);
+		check_trusted(v);
+	}
+	for (uint32_t i = 0; i < v->npods; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			env_close(v, &v->pods[i], d);
+	return v->nfails > 0;
+}
+
+/* ---- results ---- */
+
+uint64_t
+pc_verify_nfailures(const struct pc_verify *v)
+{
+	return v->nfails;
+}
+
+const struct pc_verify_failure *
+pc_verify_failure_at(const struct pc_verify *v, size_t i)
+{
+	if (i >= v->nfails || i >= PC_VERIFY_MAX_KEPT)
+		return NULL;
+	return &v->fails[i];
+}
+
+const struct pc_verify_failure *
+pc_verify_find(const struct pc_verify *v, enum pc_verify_check c)
+{
+	for (uint64_t i = 0; i < v->nfails && i < PC_VERIFY_MAX_KEPT; i++)
+		if (v->fails[i].check == c)
+			return &v->fails[i];
+	return NULL;
+}
+
+uint64_t
+pc_verify_nevents(const struct pc_verify *v)
+{
+	return v->nevents;
+}
+
+const struct pc_verify_event *
+pc_verify_event_at(const struct pc_verify *v, size_t i)
+{
+	if (i >= v->nevents || i >= PC_VERIFY_MAX_KEPT)
+		return NULL;
+	return &v->events[i];
+}
+
+int
+pc_verify_pod_totals(const struct pc_verify *v, const char *pod, enum pc_dir dir,
+		     struct pc_verify_totals *t)
+{
+	int64_t i = idmap_find(&v->podmap_ix, pod, id_hash(pod), pod_name, v);
+
+	if (i < 0 || (unsigned)dir >= PC_DIR_COUNT)
+		return -1;
+	*t = v->pods[i].t[dir];
+	return 0;
+}
+
+uint64_t
+pc_verify_nrecords(const struct pc_verify *v)
+{
+	return v->nrec;
+}
+
+uint64_t
+pc_verify_nwindows(const struct pc_verify *v)
+{
+	return v->nwindows;
+}
+
+/* ---- the report ---- */
+
+static void
+root_hex(const struct pc_verify *v, char out[2 * PC_HASH_LEN + 1])
+{
+	hex(v->cp.root, PC_HASH_LEN, out, 2 * PC_HASH_LEN + 1);
+}
+
+static void
+format_share(uint64_t permille, char *buf, size_t len)
+{
+	if (permille == UINT64_MAX)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%%", permille / 10, permille % 10);
+}
+
+static void
+format_failure(const struct pc_verify_failure *f, char *buf, size_t len)
+{
+	char t[40];
+
+	if (f->record < 0) {
+		snprintf(buf, len, "%s: %s", pc_verify_check_name(f->check), f->msg);
+	} else if (f->type == 0) {
+		snprintf(buf, len, "%s: record %" PRId64 ": %s", pc_verify_check_name(f->check),
+			 f->record, f->msg);
+	} else {
+		pc_verify_format_time(f->window_start_ns, t, sizeof(t));
+		snprintf(buf, len, "%s: record %" PRId64 " (%s, %s): %s",
+			 pc_verify_check_name(f->check), f->record, pc_record_type_name(f->type), t,
+			 f->msg);
+	}
+}
+
+static void
+result_line(const struct pc_verify *v, char *buf, size_t len)
+{
+	char root[2 * PC_HASH_LEN + 1], first[PC_VERIFY_MSG_LEN + 128];
+
+	if (v->nfails == 0) {
+		root_hex(v, root);
+		snprintf(buf, len, "verified: %" PRIu64 " records, %" PRIu64 " windows, tree size %"
+			 PRIu64 ", root %s", v->nrec, v->nwindows, v->cp.size, root);
+		return;
+	}
+	format_failure(&v->fails[0], first, sizeof(first));
+	if (v->nfails == 1)
+		snprintf(buf, len, "FAILED: %s", first);
+	else
+		snprintf(buf, len, "FAILED: %s (and %" PRIu64 " more failure%s)", first,
+			 v->nfails - 1, v->nfails == 2 ? "" : "s");
+}
+
+/* A table of strings, printed with columns aligned; rows are built cell by cell. */
+#define TABLE_COLS 12
+#define CELL_LEN 96
+
+struct table {
+	unsigned ncols;
+	size_t nrows, cap;
+	char (*cells)[TABLE_COLS][CELL_LEN];
+};
+
+static void table_cell(struct table *t, size_t row, unsigned col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+table_cell(struct table *t, size_t row, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (row >= t->cap) {
+		size_t n = t->cap ? t->cap * 2 : 16;
+		void *p = realloc(t->cells, n * sizeof(*t->cells));
+		if (p == NULL)
+			abort();
+		t->cells = p;
+		memset(t->cells + t->cap, 0, (n - t->cap) * sizeof(*t->cells));
+		t->cap = n;
+	}
+	if (row >= t->nrows)
+		t->nrows = row + 1;
+	va_start(ap, fmt);
+	vsnprintf(t->cells[row][col], CELL_LEN, fmt, ap);
+	va_end(ap);
+}
+
+static void
+table_print(struct table *t, const char *indent, FILE *f)
+{
+	size_t w[TABLE_COLS] = { 0 };
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (unsigned c = 0; c < t->ncols; c++)
+			if (strlen(t->cells[r][c]) > w[c])
+				w[c] = strlen(t->cells[r][c]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs(indent, f);
+		for (unsigned c = 0; c < t->ncols; c++) {
+			if (c + 1 == t->ncols)
+				fprintf(f, "%s\n", t->cells[r][c]);
+			else
+				fprintf(f, "%-*s  ", (int)w[c], t->cells[r][c]);
+		}
+	}
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = t->cap = 0;
+}
+
+static void
+print_pods_text(const struct pc_verify *v, FILE *f)
+{
+	struct table t = { .ncols = 9 + PC_POD_DROP_COUNT };
+	size_t row = 0;
+	char a[48], b[48], c[40], s[32];
+
+	table_cell(&t, 0, 0, "pod");
+	table_cell(&t, 0, 1, "dir");
+	table_cell(&t, 0, 2, "windows");
+	table_cell(&t, 0, 3, "bytes");
+	table_cell(&t, 0, 4, "frames");
+	table_cell(&t, 0, 5, "peak_bytes");
+	table_cell(&t, 0, 6, "peak_window");
+	table_cell(&t, 0, 7, "peak/cap");
+	table_cell(&t, 0, 8, "at_cap");
+	for (int k = 0; k < PC_POD_DROP_COUNT; k++)
+		table_cell(&t, 0, 9 + (unsigned)k, "%s", pc_pod_drop_name((enum pc_pod_drop)k));
+	for (uint32_t i = 0; i < v->npods; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_verify_totals *tt = &v->pods[i].t[d];
+
+			row++;
+			format_u128(tt->bytes, a, sizeof(a));
+			format_u128(tt->frames, b, sizeof(b));
+			table_cell(&t, row, 0, "%s", v->pods[i].id);
+			table_cell(&t, row, 1, "%s", pc_dir_name((enum pc_dir)d));
+			table_cell(&t, row, 2, "%" PRIu64, tt->windows);
+			table_cell(&t, row, 3, "%s", a);
+			table_cell(&t, row, 4, "%s", b);
+			table_cell(&t, row, 5, "%" PRIu64, tt->peak_bytes);
+			if (tt->windows > 0) {
+				pc_verify_format_time(tt->peak_window_start_ns, c, sizeof(c));
+				format_share(tt->peak_permille, s, sizeof(s));
+			} else {
+				snprintf(c, sizeof(c), "-");
+				snprintf(s, sizeof(s), "-");
+			}
+			table_cell(&t, row, 6, "%s", c);
+			table_cell(&t, row, 7, "%s", s);
+			table_cell(&t, row, 8, "%" PRIu64, tt->at_cap);
+			for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+				format_u128(tt->drop_frames[k], a, sizeof(a));
+				format_u128(tt->drop_bytes[k], b, sizeof(b));
+				table_cell(&t, row, 9 + (unsigned)k, "%s/%s", a, b);
+			}
+		}
+	table_print(&t, "", f);
+}
+
+static void
+print_links_text(const struct pc_verify *v, FILE *f)
+{
+	struct table t = { .ncols = 2 + PC_LINK_DROP_COUNT };
+	size_t row = 0;
+	char a[48], b[48];
+
+	if (v->nlinks == 0)
+		return;
+	table_cell(&t, 0, 0, "link");
+	table_cell(&t, 0, 1, "dir");
+	for (int k = 0; k < PC_LINK_DROP_COUNT; k++)
+		table_cell(&t, 0, 2 + (unsigned)k, "%s", pc_link_drop_name((enum pc_link_drop)k));
+	for (uint32_t i = 0; i < v->nlinks; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			row++;
+			table_cell(&t, row, 0, "%s", v->links[i].name);
+			table_cell(&t, row, 1, "%s", pc_dir_name((enum pc_dir)d));
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+				format_u128(v->links[i].frames[d][k], a, sizeof(a));
+				format_u128(v->links[i].bytes[d][k], b, sizeof(b));
+				table_cell(&t, row, 2 + (unsigned)k, "%s/%s", a, b);
+			}
+		}
+	fputc('\n', f);
+	table_print(&t, "", f);
+}
+
+static const char *
+event_name(enum pc_verify_event_kind k)
+{
+	switch (k) {
+	case PC_VE_START:
+		return "start";
+	case PC_VE_RESTART:
+		return "restart";
+	case PC_VE_STOP:
+		return "stop";
+	case PC_VE_GAP:
+		return "gap";
+	case PC_VE_RELOAD:
+		return "reload";
+	}
+	return "unknown";
+}
+
+static void
+event_detail(const struct pc_verify_event *e, char *buf, size_t len)
+{
+	char d[2 * PC_DIGEST_LEN + 1], b[2 * 32 + 1], t[40], dur[32], w[32];
+
+	hex(e->podmap_digest, PC_DIGEST_LEN, d, sizeof(d));
+	hex(e->build_id, 32, b, sizeof(b));
+	format_duration(e->window_len_ns, w, sizeof(w));
+	switch (e->kind) {
+	case PC_VE_START:
+		snprintf(buf, len, "window %s, pod map %s, build %s", w, d, b);
+		break;
+	case PC_VE_RESTART:
+		pc_verify_format_time(e->from_ns, t, sizeof(t));
+		format_duration(e->window_start_ns - e->from_ns, dur, sizeof(dur));
+		snprintf(buf, len, "%s, down from %s for %s (%" PRIu64 " window%s), window %s, "
+			 "pod map %s, build %s", e->clean ? "after a stop" : "no stop before it",
+			 t, dur, e->windows, e->windows == 1 ? "" : "s", w, d, b);
+		break;
+	case PC_VE_STOP:
+		snprintf(buf, len, "stopped");
+		break;
+	case PC_VE_GAP:
+		format_duration(e->windows * e->window_len_ns, dur, sizeof(dur));
+		snprintf(buf, len, "%" PRIu64 " window%s (%s) not logged", e->windows,
+			 e->windows == 1 ? "" : "s", dur);
+		break;
+	case PC_VE_RELOAD:
+		snprintf(buf, len, "window %s, pod map %s", w, d);
+		break;
+	}
+}
+
+static void
+print_events_text(const struct pc_verify *v, FILE *f)
+{
+	char t[40], detail[512];
+
+	if (v->nevents == 0)
+		return;
+	fprintf(f, "\nevents:\n");
+	for (uint64_t i = 0; i < v->nevents && i < PC_VERIFY_MAX_KEPT; i++) {
+		const struct pc_verify_event *e = &v->events[i];
+
+		pc_verify_format_time(e->window_start_ns, t, sizeof(t));
+		event_detail(e, detail, sizeof(detail));
+		fprintf(f, "  %s  record %" PRIu64 "  %s: %s\n", t, e->record, event_name(e->kind),
+			detail);
+	}
+	if (v->nevents > PC_VERIFY_MAX_KEPT)
+		fprintf(f, "  ... and %" PRIu64 " more\n", v->nevents - PC_VERIFY_MAX_KEPT);
+}
+
+void
+pc_verify_print_text(const struct pc_verify *v, FILE *f)
+{
+	char line[PC_VERIFY_MSG_LEN + 256];
+
+	if (v->cp_ok) {
+		char root[2 * PC_HASH_LEN + 1];
+
+		root_hex(v, root);
+		fprintf(f, "log %s, tree size %" PRIu64 ", root %s\n", v->cp.origin, v->cp.size, root);
+	}
+	fprintf(f, "key %s+%08" PRIx32 "\n\n", v->key.name, v->key.id);
+	print_pods_text(v, f);
+	print_links_text(v, f);
+	print_events_text(v, f);
+	if (v->nfails > 0) {
+		fprintf(f, "\nfailures:\n");
+		for (uint64_t i = 0; i < v->nfails && i < PC_VERIFY_MAX_KEPT; i++) {
+			format_failure(&v->fails[i], line, sizeof(line));
+			fprintf(f, "  %s\n", line);
+		}
+		if (v->nfails > PC_VERIFY_MAX_KEPT)
+			fprintf(f, "  ... and %" PRIu64 " more\n", v->nfails - PC_VERIFY_MAX_KEPT);
+	}
+	result_line(v, line, sizeof(line));
+	fprintf(f, "\n%s\n", line);
+}
+
+/* ---- JSON ---- */
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void
+json_u128(FILE *f, u128 v)
+{
+	char b[48];
+
+	format_u128(v, b, sizeof(b));
+	fputs(b, f);
+}
+
+static void
+json_time(FILE *f, uint64_t ns)
+{
+	char t[40];
+
+	pc_verify_format_time(ns, t, sizeof(t));
+	json_str(f, t);
+}
+
+static void
+json_hex(FILE *f, const uint8_t *b, size_t n)
+{
+	char h[2 * 64 + 1];
+
+	hex(b, n, h, sizeof(h));
+	json_str(f, h);
+}
+
+static void
+print_pods_json(const struct pc_verify *v, FILE *f)
+{
+	bool first = true;
+
+	fprintf(f, "  \"pods\": [");
+	for (uint32_t i = 0; i < v->npods; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_verify_totals *t = &v->pods[i].t[d];
+
+			fprintf(f, "%s\n    {\"pod\": ", first ? "" : ",");
+			first = false;
+			json_str(f, v->pods[i].id);
+			fprintf(f, ", \"dir\": \"%s\", \"windows\": %" PRIu64 ", \"bytes\": ",
+				pc_dir_name((enum pc_dir)d), t->windows);
+			json_u128(f, t->bytes);
+			fprintf(f, ", \"frames\": ");
+			json_u128(f, t->frames);
+			fprintf(f, ", \"peak_bytes\": %" PRIu64 ", \"peak_window\": ", t->peak_bytes);
+			if (t->windows > 0)
+				json_time(f, t->peak_window_start_ns);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"peak_permille\": ");
+			if (t->windows > 0 && t->peak_permille != UINT64_MAX)
+				fprintf(f, "%" PRIu64, t->peak_permille);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"windows_at_cap\": %" PRIu64 ", \"drops\": {", t->at_cap);
+			for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+				fprintf(f, "%s\"%s\": {\"frames\": ", k ? ", " : "",
+					pc_pod_drop_name((enum pc_pod_drop)k));
+				json_u128(f, t->drop_frames[k]);
+				fprintf(f, ", \"bytes\": ");
+				json_u128(f, t->drop_bytes[k]);
+				fputc('}', f);
+			}
+			fprintf(f, "}}");
+		}
+	fprintf(f, "%s],\n", first ? "" : "\n  ");
+}
+
+static void
+print_links_json(const struct pc_verify *v, FILE *f)
+{
+	bool first = true;
+
+	fprintf(f, "  \"links\": [");
+	for (uint32_t i = 0; i < v->nlinks; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			fprintf(f, "%s\n    {\"link\": ", first ? "" : ",");
+			first = false;
+			json_str(f, v->links[i].name);
+			fprintf(f, ", \"dir\": \"%s\"", pc_dir_name((enum pc_dir)d));
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+				fprintf(f, ", \"%s\": {\"frames\": ",
+					pc_link_drop_name((enum pc_link_drop)k));
+				json_u128(f, v->links[i].frames[d][k]);
+				fprintf(f, ", \"bytes\": ");
+				json_u128(f, v->links[i].bytes[d][k]);
+				fputc('}', f);
+			}
+			fputc('}', f);
+		}
+	fprintf(f, "%s],\n", first ? "" : "\n  ");
+}
+
+static void
+print_events_json(const struct pc_verify *v, FILE *f)
+{
+	uint64_t n = v->nevents < PC_VERIFY_MAX_KEPT ? v->nevents : PC_VERIFY_MAX_KEPT;
+
+	fprintf(f, "  \"events_total\": %" PRIu64 ",\n  \"events\": [", v->nevents);
+	for (uint64_t i = 0; i < n; i++) {
+		const struct pc_verify_event *e = &v->events[i];
+
+		fprintf(f, "%s\n    {\"event\": \"%s\", \"record\": %" PRIu64 ", \"time\": ",
+			i ? "," : "", event_name(e->kind), e->record);
+		json_time(f, e->window_start_ns);
+		switch (e->kind) {
+		case PC_VE_RESTART:
+			fprintf(f, ", \"clean\": %s, \"down_from\": ", e->clean ? "true" : "false");
+			json_time(f, e->from_ns);
+			fprintf(f, ", \"down_ns\": %" PRIu64 ", \"windows\": %" PRIu64,
+				e->window_start_ns - e->from_ns, e->windows);
+			/* fall through */
+		case PC_VE_START:
+			fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
+			json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+			fprintf(f, ", \"build\": ");
+			json_hex(f, e->build_id, 32);
+			break;
+		case PC_VE_RELOAD:
+			fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
+			json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+			break;
+		case PC_VE_GAP:
+			fprintf(f, ", \"windows\": %" PRIu64 ", \"window_ns\": %" PRIu64, e->windows,
+				e->window_len_ns);
+			break;
+		case PC_VE_STOP:
+			break;
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "%s],\n", n ? "\n  " : "");
+}
+
+static void
+print_failures_json(const struct pc_verify *v, FILE *f)
+{
+	uint64_t n = v->nfails < PC_VERIFY_MAX_KEPT ? v->nfails : PC_VERIFY_MAX_KEPT;
+
+	fprintf(f, "  \"failures_total\": %" PRIu64 ",\n  \"failures\": [", v->nfails);
+	for (uint64_t i = 0; i < n; i++) {
+		const struct pc_verify_failure *x = &v->fails[i];
+
+		fprintf(f, "%s\n    {\"check\": \"%s\", \"record\": ", i ? "," : "",
+			pc_verify_check_name(x->check));
+		if (x->record < 0)
+			fputs("null, \"type\": null, \"time\": null", f);
+		else if (x->type == 0)
+			fprintf(f, "%" PRId64 ", \"type\": null, \"time\": null", x->record);
+		else {
+			fprintf(f, "%" PRId64 ", \"type\": \"%s\", \"time\": ", x->record,
+				pc_record_type_name(x->type));
+			json_time(f, x->window_start_ns);
+		}
+		fprintf(f, ", \"message\": ");
+		json_str(f, x->msg);
+		fputc('}', f);
+	}
+	fprintf(f, "%s],\n", n ? "\n  " : "");
+}
+
+void
+pc_verify_print_json(const struct pc_verify *v, FILE *f)
+{
+	char line[PC_VERIFY_MSG_LEN + 256], key[PC_KEY_NAME_LEN + 16];
+
+	fprintf(f, "{\n  \"origin\": ");
+	if (v->cp_ok)
+		json_str(f, v->cp.origin);
+	else
+		fputs("null", f);
+	snprintf(key, sizeof(key), "%s+%08" PRIx32, v->key.name, v->key.id);
+	fprintf(f, ",\n  \"key\": ");
+	json_str(f, key);
+	if (v->cp_ok) {
+		fprintf(f, ",\n  \"tree_size\": %" PRIu64 ",\n  \"root\": ", v->cp.size);
+		json_hex(f, v->cp.root, PC_HASH_LEN);
+	} else {
+		fprintf(f, ",\n  \"tree_size\": null,\n  \"root\": null");
+	}
+	fprintf(f, ",\n  \"records\": %" PRIu64 ",\n  \"windows\": %" PRIu64 ",\n", v->nrec,
+		v->nwindows);
+	print_pods_json(v, f);
+	print_links_json(v, f);
+	print_events_json(v, f);
+	print_failures_json(v, f);
+	result_line(v, line, sizeof(line));
+	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
+	json_str(f, line);
+	fprintf(f, "\n}\n");
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
+#include "podcap/units.h"
+
+#include "control.h"
+#include "log.h"
+
+/* Totals of closed windows, indexed by the table in force; under pc_dp.lock. */
+static struct pc_pod_ctr totals_pod[PC_MAX_PODS][PC_DIR_COUNT];
+static struct pc_link_ctr totals_link[PC_MAX_UPLINKS][PC_DIR_COUNT];
+static uint64_t last_bytes[PC_MAX_PODS][PC_DIR_COUNT];
+
+uint64_t
+pc_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * PC_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void
+wait_for_workers(uint64_t epoch)
+{
+	uint64_t warn = rte_get_timer_cycles() + rte_get_timer_hz();
+	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
+		while (__atomic_load_n(&pc_dp.workers[i]->acked_epoch, __ATOMIC_ACQUIRE) != epoch) {
+			if (rte_get_timer_cycles() > warn) {
+				PC_LOG(WARNING, "worker %u has not switched windows for 1 s\n", i);
+				warn = rte_get_timer_cycles() + rte_get_timer_hz();
+			}
+			rte_pause();
+		}
+	}
+}
+
+/* Totals follow pods by name across a reload. */
+static void
+remap_totals(const struct pc_table *nt)
+{
+	static struct pc_pod_ctr tmp[PC_MAX_PODS][PC_DIR_COUNT];
+	static uint64_t tmp_last[PC_MAX_PODS][PC_DIR_COUNT];
+
+	memset(tmp, 0, sizeof(tmp));
+	memset(tmp_last, 0, sizeof(tmp_last));
+	for (unsigned p = 0; p < nt->cfg.npods; p++) {
+		int32_t op = nt->prev_index != NULL ? nt->prev_index[p] : -1;
+		if (op < 0)
+			continue;
+		memcpy(tmp[p], totals_pod[op], sizeof(tmp[p]));
+		memcpy(tmp_last[p], last_bytes[op], sizeof(tmp_last[p]));
+	}
+	memcpy(totals_pod, tmp, sizeof(totals_pod));
+	memcpy(last_bytes, tmp_last, sizeof(last_bytes));
+}
+
+void
+pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
+		   struct pc_window *win)
+{
+	uint64_t closed = __atomic_load_n(&pc_dp.epoch, __ATOMIC_RELAXED);
+	const struct pc_table *old = __atomic_load_n(&pc_dp.table, __ATOMIC_RELAXED);
+
+	/* readers (telemetry, metrics) see either the state before or after, never a mix */
+	pthread_mutex_lock(&pc_dp.lock);
+	if (table != NULL)
+		__atomic_store_n(&pc_dp.table, table, __ATOMIC_RELEASE);
+	__atomic_store_n(&pc_dp.epoch, epoch, __ATOMIC_RELEASE);
+	wait_for_workers(epoch);
+
+	memset(win, 0, sizeof(*win));
+	win->epoch = closed;
+	win->start_ns = closed * window_ns;
+	win->len_ns = window_ns;
+	/* more than one window when the control thread was held up: one record covers them */
+	win->count = epoch > closed ? epoch - closed : 1;
+	win->table = old;
+	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
+		struct pc_bank *b = pc_dp.workers[i]->banks[closed & 1];
+		for (unsigned p = 0; p < old->cfg.npods; p++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				pc_pod_ctr_accumulate(&win->pod[p][d], &b->pod[p][d]);
+		for (unsigned u = 0; u < old->cfg.nuplinks; u++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				pc_link_ctr_accumulate(&win->link[u][d], &b->link[u][d]);
+		/* nobody writes this bank until the window after next */
+		memset(b->pod, 0, sizeof(b->pod[0]) * old->cfg.npods);
+		memset(b->link, 0, sizeof(b->link[0]) * old->cfg.nuplinks);
+	}
+
+	for (unsigned p = 0; p < old->cfg.npods; p++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			pc_pod_ctr_accumulate(&totals_pod[p][d], &win->pod[p][d]);
+			last_bytes[p][d] = win->pod[p][d].pass_bytes;
+		}
+	for (unsigned u = 0; u < old->cfg.nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+			pc_link_ctr_accumulate(&totals_link[u][d], &win->link[u][d]);
+	if (table != NULL && table != old)
+		remap_totals(table);
+	pthread_mutex_unlock(&pc_dp.lock);
+}
+
+static void
+utc_iso(uint64_t ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(ns / PC_NS_PER_SEC);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void
+pc_control_print(const struct pc_window *win)
+{
+	const struct pc_config *cfg = &win->table->cfg;
+	char when[32];
+	double secs = (double)win->len_ns * (double)win->count / 1e9;
+
+	utc_iso(win->start_ns, when, sizeof(when));
+	for (unsigned p = 0; p < cfg->npods; p++) {
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_pod_ctr *c = &win->pod[p][d];
+			uint64_t db = 0, df = 0;
+			for (unsigned r = 0; r < PC_POD_DROP_COUNT; r++) {
+				db += c->drop_bytes[r];
+				df += c->drop_frames[r];
+			}
+			printf("window %s %s %s passed %lu %lu dropped %lu %lu rate %.1f cap %.1f\n",
+			       when, cfg->pods[p].id, pc_dir_name((enum pc_dir)d),
+			       (unsigned long)c->pass_bytes, (unsigned long)c->pass_frames,
+			       (unsigned long)db, (unsigned long)df,
+			       (double)c->pass_bytes * 8 / secs / 1e6,
+			       (double)cfg->pods[p].limits.cap_bps / 1e6);
+		}
+	}
+	for (unsigned u = 0; u < cfg->nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_link_ctr *c = &win->link[u][d];
+			if (c->drop_frames[PC_DROP_UNMAPPED] == 0 && c->drop_frames[PC_DROP_MALFORMED] == 0)
+				continue;
+			printf("window %s uplink %s %s unmapped %lu %lu malformed %lu %lu\n", when,
+			       cfg->uplinks[u].name, pc_dir_name((enum pc_dir)d),
+			       (unsigned long)c->drop_bytes[PC_DROP_UNMAPPED],
+			       (unsigned long)c->drop_frames[PC_DROP_UNMAPPED],
+			       (unsigned long)c->drop_bytes[PC_DROP_MALFORMED],
+			       (unsigned long)c->drop_frames[PC_DROP_MALFORMED]);
+		}
+	fflush(stdout);
+}
+
+/* Caller holds pc_dp.lock and t is the table in force. */
+void
+pc_control_read_totals(const struct pc_table *t, struct pc_pod_ctr (*pod)[PC_DIR_COUNT],
+		       struct pc_link_ctr (*link)[PC_DIR_COUNT])
+{
+	uint64_t epoch = __atomic_load_n(&pc_dp.epoch, __ATOMIC_ACQUIRE);
+
+	for (unsigned p = 0; p < t->cfg.npods; p++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			memset(&pod[p][d], 0, sizeof(pod[p][d]));
+			pc_pod_ctr_accumulate(&pod[p][d], &totals_pod[p][d]);
+		}
+	for (unsigned u = 0; u < t->cfg.nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			memset(&link[u][d], 0, sizeof(link[u][d]));
+			pc_link_ctr_accumulate(&link[u][d], &totals_link[u][d]);
+		}
+	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
+		const struct pc_bank *b = pc_dp.workers[i]->banks[epoch & 1];
+		for (unsigned p = 0; p < t->cfg.npods; p++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				pc_pod_ctr_accumulate(&pod[p][d], &b->pod[p][d]);
+		for (unsigned u = 0; u < t->cfg.nuplinks; u++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				pc_link_ctr_accumulate(&link[u][d], &b->link[u][d]);
+	}
+}
+
+uint64_t
+pc_control_last_window_bytes(unsigned p, unsigned d)
+{
+	return last_bytes[p][d];
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcapd: the inline pod-uplink cap.
+ *
+ *   podcapd --config FILE [-- EAL options]
+ *   podcapd --check-config FILE [--canonical]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "podcap/config.h"
+#include "podcap/units.h"
+
+#include "control.h"
+#include "dataplane.h"
+#include "eal.h"
+#include "log.h"
+#include "metrics.h"
+#include "ports.h"
+#include "recorder.h"
+#include "signer.h"
+#include "podcap/http.h"
+
+RTE_LOG_REGISTER_DEFAULT(podcapd_logtype, INFO);
+
+#define EXIT_USAGE 2
+#define POOL_CACHE 256
+
+static volatile sig_atomic_t got_stop;
+static volatile sig_atomic_t got_reload;
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		got_reload = 1;
+	else
+		got_stop = 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: podcapd --config FILE [-- EAL options]\n"
+		"       podcapd --check-config FILE [--canonical]\n"
+		"\n"
+		"  --config FILE        run with the pod map FILE\n"
+		"  --check-config FILE  validate FILE, print 'configuration OK' and its digest\n"
+		"  --canonical          with --check-config: also print the canonical form\n"
+		"  --version            print the version\n"
+		"\n"
+		"Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next window).\n");
+}
+
+static int
+load_config(const char *path, struct pc_config *cfg)
+{
+	struct pc_error err;
+	if (pc_config_load(path, cfg, &err) != 0) {
+		pc_error_print(&err, stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_config(const char *path, bool canonical)
+{
+	struct pc_config cfg;
+	uint8_t digest[PC_DIGEST_LEN];
+	char hex[2 * PC_DIGEST_LEN + 1];
+
+	if (load_config(path, &cfg) != 0)
+		return EXIT_USAGE;
+	pc_config_digest(&cfg, digest);
+	pc_hex(digest, sizeof(digest), hex);
+	if (canonical) {
+		size_t n = pc_config_canonical(&cfg, NULL, 0);
+		char *buf = malloc(n + 1);
+		if (buf != NULL) {
+			pc_config_canonical(&cfg, buf, n + 1);
+			fwrite(buf, 1, n, stdout);
+			free(buf);
+		}
+	}
+	printf("configuration OK\ndigest %s\n", hex);
+	pc_config_free(&cfg);
+	return EXIT_SUCCESS;
+}
+
+/* A reload may change pods and caps, not what the EAL and ports were built from. */
+static const char *
+reload_incompatible(const struct pc_config *a, const struct pc_config *b)
+{
+	if (strcmp(a->appliance_id, b->appliance_id) != 0)
+		return "appliance.id changed";
+	if (a->window_ns != b->window_ns)
+		return "window changed";
+	if (a->max_frame != b->max_frame)
+		return "max_frame changed";
+	if (a->nuplinks != b->nuplinks)
+		return "the set of uplinks changed";
+	for (unsigned u = 0; u < a->nuplinks; u++) {
+		int v = pc_config_find_uplink(b, a->uplinks[u].name);
+		if (v < 0 || (unsigned)v != u ||
+		    strcmp(a->uplinks[u].pod_port, b->uplinks[v].pod_port) != 0 ||
+		    strcmp(a->uplinks[u].fabric_port, b->uplinks[v].fabric_port) != 0)
+			return "the uplinks or their ports changed";
+	}
+	return NULL;
+}
+
+static struct pc_table *
+prepare_reload(const char *path, const struct pc_table *cur, const uint16_t (*ports)[PC_DIR_COUNT],
+	       unsigned generation)
+{
+	struct pc_config cfg;
+	if (load_config(path, &cfg) != 0) {
+		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
+		return NULL;
+	}
+	const char *why = reload_incompatible(&cur->cfg, &cfg);
+	if (why != NULL) {
+		PC_LOG(ERR, "reload of %s refused: %s; restart podcapd for that\n", path, why);
+		pc_config_free(&cfg);
+		return NULL;
+	}
+	struct pc_table *t = pc_table_create(&cfg, ports, pc_dp.nworkers, pc_dp.hz, generation);
+	pc_config_free(&cfg);
+	if (t == NULL)
+		return NULL;
+	if (pc_table_link_prev(t, (struct pc_table *)(uintptr_t)cur) != 0) {
+		pc_table_free(t);
+		return NULL;
+	}
+	char hex[2 * PC_DIGEST_LEN + 1];
+	pc_hex(t->digest, sizeof(t->digest), hex);
+	PC_LOG(NOTICE, "reloaded %s: %u pods, digest %s, in force from the next window\n",
+	       path, t->cfg.npods, hex);
+	return t;
+}
+
+/* Sleeps until `deadline_ns` (realtime) or a signal, in short slices. */
+static void
+sleep_until(uint64_t deadline_ns)
+{
+	while (!got_stop && !got_reload) {
+		uint64_t now = pc_now_ns();
+		if (now >= deadline_ns)
+			return;
+		uint64_t step = RTE_MIN(deadline_ns - now, 50 * 1000 * 1000ull);
+		struct timespec ts = { .tv_sec = (time_t)(step / PC_NS_PER_SEC),
+				       .tv_nsec = (long)(step % PC_NS_PER_SEC) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int
+start_workers(void)
+{
+	unsigned lcore, n = 0;
+
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		struct pc_worker *w = pc_worker_create(n, lcore);
+		if (w == NULL) {
+			PC_LOG(ERR, "out of memory for worker %u\n", n);
+			return -1;
+		}
+		pc_dp.workers[n++] = w;
+	}
+	if (n == 0) {
+		PC_LOG(ERR, "no worker lcore: give dpdk.lcores at least two cores (e.g. 0-1)\n");
+		return -1;
+	}
+	pc_dp.nworkers = n;
+	return 0;
+}
+
+static struct rte_mempool *
+create_pool(const struct pc_config *cfg)
+{
+	unsigned n = pc_ports_mbufs(cfg) + pc_dp.nworkers * (PC_BURST + PC_TX_STAGE * PC_MAX_UPLINKS);
+	for (unsigned p = 0; p < cfg->npods; p++)
+		n += 2 * (pc_table_queue_frames(&cfg->pods[p].limits) + 1);
+	n = RTE_MIN(n, 262143u);
+	uint16_t room = (uint16_t)RTE_MAX((unsigned)RTE_MBUF_DEFAULT_BUF_SIZE,
+					  cfg->max_frame + RTE_PKTMBUF_HEADROOM);
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("pc_mbufs", n, POOL_CACHE, 0, room,
+							 (int)rte_socket_id());
+	if (mp == NULL)
+		PC_LOG(ERR, "cannot create a pool of %u mbufs of %u bytes: %s\n", n, room,
+		       rte_strerror(rte_errno));
+	return mp;
+}
+
+static struct pc_http *
+start_http(const struct pc_config *cfg, const struct pc_signer *signer)
+{
+	static char pubkey[512];
+	char err[256];
+
+	if (pc_verifier_key_format(&signer->vk, pubkey, sizeof(pubkey)) != 0)
+		return NULL;
+	struct pc_http_ops ops = {
+		.ledger = pc_recorder_ledger(),
+		.pubkey = pubkey,
+		.metrics = pc_metrics_text,
+		.ctx = NULL,
+	};
+	struct pc_http *h = pc_http_start(cfg->listen, &ops, err, sizeof(err));
+	if (h == NULL)
+		PC_LOG(ERR, "verifier endpoint on %s: %s\n", cfg->listen, err);
+	else
+		PC_LOG(INFO, "verifier endpoint on %s (port %u)\n", cfg->listen, pc_http_port(h));
+	return h;
+}
+
+/* Never record a window twice: after a restart within a window, wait for the next. */
+static void
+wait_for_uncovered(uint64_t covered_ns, uint64_t window_ns)
+{
+	if (pc_now_ns() >= covered_ns)
+		return;
+	PC_LOG(NOTICE, "the ledger already accounts for time up to %.3f s from now: "
+	       "forwarding starts with the next window\n",
+	       (double)(covered_ns - pc_now_ns()) / 1e9);
+	sleep_until(covered_ns + (window_ns - covered_ns % window_ns) % window_ns);
+}
+
+static int
+run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t covered_ns)
+{
+	static uint16_t ports[PC_MAX_UPLINKS][PC_DIR_COUNT];
+	static struct pc_window win;
+	unsigned generation = 0;
+	int status = EXIT_FAILURE;
+	unsigned nuplinks = cfg->nuplinks;
+	unsigned lcore;
+
+	pc_dp.hz = rte_get_tsc_hz();
+	if (start_workers() != 0)
+		goto out;
+	pc_dp.pool = create_pool(cfg);
+	if (pc_dp.pool == NULL)
+		goto out;
+	if (pc_ports_start(cfg, pc_dp.pool, ports) != 0)
+		goto out_ports;
+
+	/* the table takes the pod map over: cfg is empty after this */
+	uint64_t window_ns = cfg->window_ns;
+	struct pc_table *t = pc_table_create(cfg, (const uint16_t (*)[PC_DIR_COUNT])ports,
+					     pc_dp.nworkers, pc_dp.hz, generation++);
+	if (t == NULL)
+		goto out_ports;
+	wait_for_uncovered(covered_ns, window_ns);
+	if (got_stop) {
+		pc_table_free(t);
+		goto out_ports;
+	}
+	uint64_t epoch = pc_now_ns() / window_ns;
+	pc_recorder_start_record(t, epoch, window_ns, covered_ns);
+	pc_dp.table = t;
+	pc_dp.epoch = epoch;
+	if (pc_telemetry_register() != 0)
+		PC_LOG(WARNING, "cannot register the /podcap telemetry commands\n");
+
+	unsigned i = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rte_eal_remote_launch(pc_worker_main, pc_dp.workers[i++], lcore);
+	}
+	for (i = 0; i < pc_dp.nworkers; i++)
+		while (__atomic_load_n(&pc_dp.workers[i]->acked_epoch, __ATOMIC_ACQUIRE) != epoch)
+			rte_pause();
+
+	struct pc_http *http = start_http(&t->cfg, signer);
+	if (http == NULL)
+		got_stop = 1;
+
+	char hex[2 * PC_DIGEST_LEN + 1];
+	pc_hex(t->digest, sizeof(t->digest), hex);
+	PC_LOG(NOTICE, "forwarding: %u uplinks, %u pods, %u workers, window %lus, pod map %s\n",
+	       t->cfg.nuplinks, t->cfg.npods, pc_dp.nworkers,
+	       (unsigned long)(window_ns / PC_NS_PER_SEC), hex);
+
+	struct pc_table *pending = NULL;
+	while (!got_stop) {
+		sleep_until((epoch + 1) * window_ns);
+		if (got_reload) {
+			got_reload = 0;
+			struct pc_table *nt = prepare_reload(path, pc_dp.table,
+							     (const uint16_t (*)[PC_DIR_COUNT])ports,
+							     generation++);
+			if (nt != NULL) {
+				if (pending != NULL)
+					pc_table_free(pending);
+				pending = nt;
+			}
+			continue;
+		}
+		if (got_stop)
+			break;
+		uint64_t now_epoch = pc_now_ns() / window_ns;
+		if (now_epoch <= epoch)
+			continue;
+		struct pc_table *old = pc_dp.table;
+		pc_control_advance(now_epoch, pending, window_ns, &win);
+		pc_control_print(&win);
+		pc_recorder_window(&win);
+		if (pending != NULL) {
+			pc_recorder_reload(pending, now_epoch, window_ns);
+			pthread_mutex_lock(&pc_dp.lock);
+			pending->prev = NULL;
+			pc_table_free(old);
+			pthread_mutex_unlock(&pc_dp.lock);
+			pending = NULL;
+		}
+		epoch = now_epoch;
+	}
+
+	PC_LOG(NOTICE, "stopping\n");
+	/* the last window is closed now, not at its end: its record says how far it got */
+	__atomic_store_n(&pc_dp.stop, true, __ATOMIC_RELAXED);
+	rte_eal_mp_wait_lcore();
+	for (i = 0; i < pc_dp.nworkers; i++)
+		__atomic_store_n(&pc_dp.workers[i]->acked_epoch, epoch + 1, __ATOMIC_RELEASE);
+	pc_control_advance(epoch + 1, NULL, window_ns, &win);
+	pc_control_print(&win);
+	pc_recorder_window(&win);
+	pc_recorder_stop_record(pc_dp.table, epoch + 1, window_ns);
+	pc_http_stop(http);
+	status = EXIT_SUCCESS;
+	if (pending != NULL)
+		pc_table_free(pending);
+	pthread_mutex_lock(&pc_dp.lock);
+	pc_table_free(pc_dp.table);
+	pc_dp.table = NULL;
+	pthread_mutex_unlock(&pc_dp.lock);
+out_ports:
+	pc_ports_stop(nuplinks, (const uint16_t (*)[PC_DIR_COUNT])ports);
+out:
+	for (i = 0; i < pc_dp.nworkers; i++)
+		pc_worker_free(pc_dp.workers[i]);
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", required_argument, NULL, 'n' },
+		{ "canonical", no_argument, NULL, 'C' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *check = NULL;
+	bool canonical = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config = optarg; break;
+		case 'n': check = optarg; break;
+		case 'C': canonical = true; break;
+		case 'V': printf("podcapd %s\n", PODCAP_VERSION); return EXIT_SUCCESS;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (check != NULL)
+		return check_config(check, canonical);
+	if (config == NULL) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	struct pc_config cfg;
+	if (load_config(config, &cfg) != 0)
+		return EXIT_USAGE;
+	if (cfg.signing_key[0] == '\0' || cfg.ledger[0] == '\0') {
+		fprintf(stderr, "%s: appliance.signing_key and appliance.ledger are required: "
+			"a cap that no one can verify is a misconfiguration\n", config);
+		pc_config_free(&cfg);
+		return EXIT_USAGE;
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	/* the key is read by the signer process only, before DPDK maps anything */
+	struct pc_signer signer;
+	char err[512];
+	if (pc_signer_spawn(cfg.signing_key, &signer, err, sizeof(err)) != 0) {
+		fprintf(stderr, "podcapd: signing key: %s\n", err);
+		pc_config_free(&cfg);
+		return EXIT_FAILURE;
+	}
+	int status = EXIT_FAILURE;
+	uint64_t covered_ns;
+	if (pc_recorder_start(cfg.ledger, cfg.appliance_id, &signer, &covered_ns) != 0)
+		goto out_signer;
+	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)
+		goto out_recorder;
+	status = run(config, &cfg, &signer, covered_ns);
+	rte_eal_cleanup();
+out_recorder:
+	pc_recorder_finish();
+out_signer:
+	pc_signer_stop(&signer);
+	pc_config_free(&cfg);
+	return status;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "eal.h"
+#include "log.h"
+#include "ports.h"
+
+#define RX_DESC 1024
+#define TX_DESC 1024
+
+unsigned
+pc_ports_mbufs(const struct pc_config *cfg)
+{
+	return cfg->nuplinks * 2 * (RX_DESC + TX_DESC);
+}
+
+static int
+port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t max_frame)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	uint16_t nrx = RX_DESC, ntx = TX_DESC;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(port, &info);
+	if (rc != 0)
+		return rc;
+	/* max_frame counts the Ethernet header and one VLAN tag, not the FCS */
+	uint32_t mtu = max_frame > RTE_ETHER_HDR_LEN + 4 ? max_frame - RTE_ETHER_HDR_LEN - 4 : 0;
+	if (mtu >= info.min_mtu && mtu <= info.max_mtu)
+		conf.rxmode.mtu = mtu;
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
+	if (rc != 0)
+		return rc;
+	int socket = rte_eth_dev_socket_id(port);
+	rc = rte_eth_rx_queue_setup(port, 0, nrx, socket, NULL, pool);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_tx_queue_setup(port, 0, ntx, socket, NULL);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_promiscuous_enable(port);
+	if (rc != 0 && rc != -ENOTSUP)
+		PC_LOG(WARNING, "%s: cannot enable promiscuous mode: %s\n", what, rte_strerror(-rc));
+	return 0;
+}
+
+int
+pc_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
+	       uint16_t (*ports)[PC_DIR_COUNT])
+{
+	for (unsigned u = 0; u < cfg->nuplinks; u++) {
+		const struct pc_uplink *up = &cfg->uplinks[u];
+		const char *devs[PC_DIR_COUNT] = { up->pod_port, up->fabric_port };
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			int port = pc_eal_port_of(devs[d]);
+			if (port < 0) {
+				PC_LOG(ERR, "uplink %s: no DPDK port for device '%s'\n", up->name, devs[d]);
+				return -1;
+			}
+			int rc = port_start((uint16_t)port, devs[d], pool, cfg->max_frame);
+			if (rc != 0) {
+				PC_LOG(ERR, "uplink %s: cannot start port %d (%s): %s\n", up->name, port,
+				       devs[d], rte_strerror(-rc));
+				return -1;
+			}
+			ports[u][d] = (uint16_t)port;
+		}
+	}
+	for (unsigned u = 0; u < cfg->nuplinks; u++) {
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct rte_eth_link link;
+			if (rte_eth_link_get_nowait(ports[u][d], &link) == 0)
+				PC_LOG(INFO, "uplink %s %s port %u: link %s, %u Mbit/s\n",
+				       cfg->uplinks[u].name, d == PC_DIR_UP ? "pod" : "fabric",
+				       ports[u][d], link.link_status ? "up" : "down", link.link_speed);
+		}
+	}
+	return 0;
+}
+
+void
+pc_ports_stop(unsigned nuplinks, const uint16_t (*ports)[PC_DIR_COUNT])
+{
+	for (unsigned u = 0; u < nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			rte_eth_dev_stop(ports[u][d]);
+			rte_eth_dev_close(ports[u][d]);
+		}
+}

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "podcap/note.h"
+#include "podcap/units.h"
+
+#include "log.h"
+#include "recorder.h"
+
+#define QUEUE_MAX 4096        /* windows held in memory while the disk is away */
+#define QUEUE_SLACK 16        /* room kept for lifecycle records */
+#define NOTE_MAX 4096
+
+struct item {
+	uint8_t *buf;
+	size_t len;
+};
+
+static struct {
+	struct pc_ledger *ledger;
+	struct pc_signer *signer;
+	char appliance_id[PC_ID_LEN];
+	char origin[PC_KEY_NAME_LEN];
+	uint8_t build_id[32];
+	uint8_t digest[PC_DIGEST_LEN];    /* pod map in force, for GAP records */
+	uint64_t window_ns;
+
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct item q[QUEUE_MAX + QUEUE_SLACK];
+	unsigned head, n;
+	bool stopping;
+	bool running;
+	uint64_t lost_first;              /* first window that found the queue full */
+	uint64_t lost_count;
+	struct pc_recorder_stats st;      /* under lock */
+} rec = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+static int
+hash_executable(uint8_t out[32])
+{
+	crypto_generichash_state h;
+	uint8_t buf[65536];
+	ssize_t n;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	crypto_generichash_init(&h, NULL, 0, 32);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crypto_generichash_update(&h, buf, (size_t)n);
+	close(fd);
+	if (n < 0)
+		return -1;
+	crypto_generichash_final(&h, out, 32);
+	return 0;
+}
+
+/* The end of the time the ledger's last record accounts for. */
+static uint64_t
+covered_until(struct pc_ledger *l)
+{
+	uint64_t size = pc_ledger_size(l);
+	struct pc_record r;
+	const char *why;
+	uint64_t end = 0;
+
+	if (size == 0)
+		return 0;
+	uint8_t *buf = malloc(PC_RECORD_MAX);
+	if (buf == NULL)
+		return 0;
+	long len = pc_ledger_record(l, size - 1, buf, PC_RECORD_MAX);
+	if (len > 0 && pc_record_decode(buf, (size_t)len, &r, &why) == 0) {
+		switch (r.type) {
+		case PC_REC_WINDOW:
+		case PC_REC_GAP:
+			end = r.window_start_ns + r.window_count * r.window_len_ns;
+			break;
+		default:
+			end = r.window_start_ns;
+			break;
+		}
+		pc_record_free(&r);
+	}
+	free(buf);
+	return end;
+}
+
+static void
+publish_checkpoint(void)
+{
+	struct pc_checkpoint cp;
+	char body[1024], note[NOTE_MAX], err[256];
+	uint8_t sig[64];
+
+	memset(&cp, 0, sizeof(cp));
+	snprintf(cp.origin, sizeof(cp.origin), "%s", rec.origin);
+	cp.size = pc_ledger_size(rec.ledger);
+	pc_ledger_root(rec.ledger, cp.root);
+	size_t blen = pc_checkpoint_body(&cp, body, sizeof(body));
+	if (blen == 0 || pc_signer_sign(rec.signer, body, blen, sig, err, sizeof(err)) != 0) {
+		PC_LOG(ERR, "checkpoint of size %lu not signed: %s\n", (unsigned long)cp.size,
+		       blen ? err : "too long");
+		return;
+	}
+	size_t nlen = pc_note_format(body, blen, rec.signer->vk.name, rec.signer->vk.id, sig, note,
+				     sizeof(note));
+	if (nlen == 0 || pc_ledger_publish(rec.ledger, note, nlen) != 0) {
+		PC_LOG(ERR, "checkpoint of size %lu not published\n", (unsigned long)cp.size);
+		return;
+	}
+	pthread_mutex_lock(&rec.lock);
+	rec.st.last_checkpoint_ns = pc_now_ns();
+	pthread_mutex_unlock(&rec.lock);
+}
+
+static void *
+ledger_thread(void *arg)
+{
+	unsigned errors = 0;
+	(void)arg;
+
+	pthread_setname_np(pthread_self(), "podcap-ledger");
+	for (;;) {
+		pthread_mutex_lock(&rec.lock);
+		while (rec.n == 0 && !rec.stopping)
+			pthread_cond_wait(&rec.cond, &rec.lock);
+		if (rec.n == 0) {
+			pthread_mutex_unlock(&rec.lock);
+			break;
+		}
+		struct item it = rec.q[rec.head];
+		pthread_mutex_unlock(&rec.lock);
+
+		if (pc_ledger_append(rec.ledger, it.buf, it.len) != 0) {
+			/* keep the record and retry: nothing durable is lost, the cap goes on */
+			if (errors++ % 60 == 0)
+				PC_LOG(ERR, "ledger append failed (%s); %u records waiting, retrying\n",
+				       strerror(errno), rec.n);
+			pthread_mutex_lock(&rec.lock);
+			rec.st.append_errors++;
+			bool stop = rec.stopping;
+			pthread_mutex_unlock(&rec.lock);
+			if (stop && errors > 10)
+				break;
+			sleep(1);
+			continue;
+		}
+		errors = 0;
+		free(it.buf);
+		pthread_mutex_lock(&rec.lock);
+		rec.head = (rec.head + 1) % (QUEUE_MAX + QUEUE_SLACK);
+		rec.n--;
+		bool more = rec.n > 0;
+		rec.st.records = pc_ledger_size(rec.ledger);
+		rec.st.ledger_bytes = pc_ledger_bytes(rec.ledger);
+		pthread_mutex_unlock(&rec.lock);
+		/* one checkpoint per batch: the signer is not asked more often than needed */
+		if (!more)
+			publish_checkpoint();
+	}
+	return NULL;
+}
+
+int
+pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_signer *signer,
+		  uint64_t *covered_ns)
+{
+	char err[512];
+
+	snprintf(rec.appliance_id, sizeof(rec.appliance_id), "%s", appliance_id);
+	snprintf(rec.origin, sizeof(rec.origin), "podcap/%s", appliance_id);
+	if (strcmp(signer->vk.name, rec.origin) != 0) {
+		PC_LOG(ERR, "the signing key is named '%s' but this appliance's log is '%s': "
+		       "make its key with podcap-keygen --name %s\n", signer->vk.name, rec.origin,
+		       rec.origin);
+		return -1;
+	}
+	rec.signer = signer;
+	if (hash_executable(rec.build_id) != 0) {
+		PC_LOG(ERR, "cannot hash /proc/self/exe for the build id: %s\n", strerror(errno));
+		return -1;
+	}
+	rec.ledger = pc_ledger_open(ledger_dir, rec.origin, err, sizeof(err));
+	if (rec.ledger == NULL) {
+		PC_LOG(ERR, "ledger %s: %s\n", ledger_dir, err);
+		return -1;
+	}
+	*covered_ns = covered_until(rec.ledger);
+	rec.st.records = pc_ledger_size(rec.ledger);
+	rec.st.ledger_bytes = pc_ledger_bytes(rec.ledger);
+	if (pthread_create(&rec.thread, NULL, ledger_thread, NULL) != 0) {
+		pc_ledger_close(rec.ledger);
+		rec.ledger = NULL;
+		return -1;
+	}
+	rec.running = true;
+	PC_LOG(INFO, "ledger %s: %lu records, log %s, key id %08x\n", ledger_dir,
+	       (unsigned long)rec.st.records, rec.origin, signer->vk.id);
+	return 0;
+}
+
+struct pc_ledger *
+pc_recorder_ledger(void)
+{
+	return rec.ledger;
+}
+
+/* Queues an encoded record; lifecycle records may use the slack. */
+static bool
+push(uint8_t *buf, size_t len, bool lifecycle)
+{
+	unsigned cap = QUEUE_MAX + (lifecycle ? QUEUE_SLACK : 0);
+	bool ok = false;
+
+	pthread_mutex_lock(&rec.lock);
+	if (rec.n < cap) {
+		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] = (struct item){ buf, len };
+		rec.n++;
+		ok = true;
+		pthread_cond_signal(&rec.cond);
+	}
+	rec.st.queued = rec.n;
+	pthread_mutex_unlock(&rec.lock);
+	if (!ok)
+		free(buf);
+	return ok;
+}
+
+static uint8_t *
+encode(const struct pc_record *r, size_t *len)
+{
+	static uint8_t scratch[PC_RECORD_MAX];
+	*len = pc_record_encode(r, scratch, sizeof(scratch));
+	if (*len == 0) {
+		PC_LOG(ERR, "record of type %s does not encode\n", pc_record_type_name(r->type));
+		return NULL;
+	}
+	uint8_t *buf = malloc(*len);
+	if (buf != NULL)
+		memcpy(buf, scratch, *len);
+	return buf;
+}
+
+static void
+base_record(struct pc_record *r, uint8_t type, uint64_t start_ns, uint64_t window_ns,
+	    uint64_t count, const uint8_t digest[PC_DIGEST_LEN])
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	snprintf(r->appliance_id, sizeof(r->appliance_id), "%s", rec.appliance_id);
+	r->time_ns = pc_now_ns();
+	r->window_start_ns = start_ns;
+	r->window_len_ns = window_ns;
+	r->window_count = count;
+	memcpy(r->podmap_digest, digest, PC_DIGEST_LEN);
+	memcpy(r->build_id, rec.build_id, sizeof(r->build_id));
+}
+
+static struct pc_record_pod rec_pods[PC_MAX_PODS];
+static struct pc_record_link rec_links[PC_MAX_UPLINKS];
+
+static void
+fill_pods(struct pc_record *r, const struct pc_table *t, const struct pc_window *w)
+{
+	const struct pc_config *cfg = &t->cfg;
+	for (unsigned p = 0; p < cfg->npods; p++) {
+		struct pc_record_pod *rp = &rec_pods[p];
+		memset(rp, 0, sizeof(*rp));
+		snprintf(rp->id, sizeof(rp->id), "%s", cfg->pods[p].id);
+		snprintf(rp->uplink, sizeof(rp->uplink), "%s", cfg->uplinks[cfg->pods[p].uplink].name);
+		rp->cap_bps = cfg->pods[p].limits.cap_bps;
+		rp->burst_bytes = cfg->pods[p].limits.burst_bytes;
+		rp->mode = (uint8_t)cfg->pods[p].limits.mode;
+		if (w != NULL)
+			memcpy(rp->dir, w->pod[p], sizeof(rp->dir));
+	}
+	r->npods = cfg->npods;
+	r->pods = rec_pods;
+	if (w == NULL)
+		return;
+	for (unsigned u = 0; u < cfg->nuplinks; u++) {
+		snprintf(rec_links[u].name, sizeof(rec_links[u].name), "%s", cfg->uplinks[u].name);
+		memcpy(rec_links[u].dir, w->link[u], sizeof(rec_links[u].dir));
+	}
+	r->nlinks = cfg->nuplinks;
+	r->links = rec_links;
+}
+
+static void
+submit(const struct pc_record *r, bool lifecycle)
+{
+	size_t len;
+	uint8_t *buf = encode(r, &len);
+	if (buf != NULL)
+		push(buf, len, lifecycle);
+}
+
+/* A GAP for the windows that found the queue full, once there is room. */
+static void
+flush_lost(void)
+{
+	struct pc_record r;
+
+	if (rec.lost_count == 0)
+		return;
+	base_record(&r, PC_REC_GAP, rec.lost_first * rec.window_ns, rec.window_ns, rec.lost_count,
+		    rec.digest);
+	size_t len;
+	uint8_t *buf = encode(&r, &len);
+	if (buf != NULL && push(buf, len, false)) {
+		PC_LOG(WARNING, "%lu windows were lost while the ledger was away: recorded as a gap\n",
+		       (unsigned long)rec.lost_count);
+		rec.lost_count = 0;
+	}
+}
+
+void
+pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns,
+			 uint64_t covered_ns)
+{
+	struct pc_record r;
+	uint64_t start = epoch * window_ns;
+
+	rec.window_ns = window_ns;
+	memcpy(rec.digest, t->digest, PC_DIGEST_LEN);
+	if (covered_ns != 0 && covered_ns < start) {
+		uint64_t from = covered_ns - covered_ns % window_ns;
+		base_record(&r, PC_REC_GAP, from, window_ns, (start - from) / window_ns, t->digest);
+		submit(&r, true);
+	}
+	base_record(&r, PC_REC_START, start, window_ns, 0, t->digest);
+	fill_pods(&r, t, NULL);
+	submit(&r, true);
+}
+
+void
+pc_recorder_window(const struct pc_window *w)
+{
+	struct pc_record r;
+
+	flush_lost();
+	base_record(&r, PC_REC_WINDOW, w->start_ns, w->len_ns, w->count, w->table->digest);
+	fill_pods(&r, w->table, w);
+	size_t len;
+	uint8_t *buf = encode(&r, &len);
+	if (buf == NULL || !push(buf, len, false)) {
+		if (rec.lost_count == 0)
+			rec.lost_first = w->epoch;
+		rec.lost_count++;
+		pthread_mutex_lock(&rec.lock);
+		rec.st.lost_windows++;
+		pthread_mutex_unlock(&rec.lock);
+	}
+}
+
+void
+pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
+{
+	struct pc_record r;
+
+	memcpy(rec.digest, t->digest, PC_DIGEST_LEN);
+	base_record(&r, PC_REC_RELOAD, epoch * window_ns, window_ns, 0, t->digest);
+	fill_pods(&r, t, NULL);
+	submit(&r, true);
+}
+
+void
+pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
+{
+	struct pc_record r;
+
+	flush_lost();
+	base_record(&r, PC_REC_STOP, epoch * window_ns, window_ns, 0, t->digest);
+	submit(&r, true);
+}
+
+void
+pc_recorder_finish(void)
+{
+	if (!rec.running)
+		return;
+	pthread_mutex_lock(&rec.lock);
+	rec.stopping = true;
+	pthread_cond_signal(&rec.cond);
+	pthread_mutex_unlock(&rec.lock);
+
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 30;
+	if (pthread_timedjoin_np(rec.thread, NULL, &deadline) != 0) {
+		PC_LOG(ERR, "the ledger did not drain in 30 s; %u records not written\n", rec.n);
+		return;
+	}
+	rec.running = false;
+	pc_ledger_close(rec.ledger);
+	rec.ledger = NULL;
+}
+
+void
+pc_recorder_stats(struct pc_recorder_stats *st)
+{
+	pthread_mutex_lock(&rec.lock);
+	*st = rec.st;
+	pthread_mutex_unlock(&rec.lock);
+}

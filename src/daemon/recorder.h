@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The recorder turns closed windows and lifecycle events into ledger records
+ * and hands them to the ledger thread, which appends them (fsync), has the
+ * signer sign a checkpoint over the new tree, and publishes it.
+ *
+ * The control thread never waits for the disk: records go through a bounded
+ * in-memory queue. While the disk is slow or full the queue absorbs the
+ * backlog and the ledger thread retries; if the queue overflows, the windows
+ * that did not fit are recorded as a GAP once there is room again.
+ */
+#ifndef PODCAPD_RECORDER_H
+#define PODCAPD_RECORDER_H
+
+#include <stdint.h>
+
+#include "podcap/ledger.h"
+#include "podcap/record.h"
+
+#include "control.h"
+#include "signer.h"
+
+struct pc_recorder_stats {
+	uint64_t records;             /* durable records in the ledger */
+	uint64_t ledger_bytes;
+	uint64_t last_checkpoint_ns;  /* realtime of the last published checkpoint, 0 if none */
+	uint64_t lost_windows;        /* windows recorded as GAP because the queue overflowed */
+	uint64_t queued;              /* records waiting for the disk */
+	uint64_t append_errors;
+};
+
+/*
+ * Opens the ledger and starts the ledger thread. *covered_ns receives the
+ * realtime up to which the ledger already accounts for time (0 for a new
+ * ledger): podcapd must not record a window that starts before it.
+ */
+int pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_signer *signer,
+		      uint64_t *covered_ns);
+struct pc_ledger *pc_recorder_ledger(void);
+
+/* Records; each returns immediately. */
+/* START (preceded by a GAP when the ledger has a hole up to epoch). */
+void pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns,
+			      uint64_t covered_ns);
+void pc_recorder_window(const struct pc_window *w);
+void pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns);
+void pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns);
+
+/* Drains the queue (bounded wait) and stops the ledger thread. */
+void pc_recorder_finish(void);
+void pc_recorder_stats(struct pc_recorder_stats *st);
+
+#endif /* PODCAPD_RECORDER_H */

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "podcap/keys.h"
+#include "podcap/merkle.h"
+#include "podcap/note.h"
+
+#include "signer.h"
+
+#define SIGNER_MAGIC_HELLO 0x70636831u  /* "pch1" */
+#define SIGNER_MAGIC_REQ   0x70637231u  /* "pcr1" */
+#define SIGNER_MAGIC_RESP  0x70637331u  /* "pcs1" */
+#define SIGNER_BODY_MAX    2048
+#define SIGNER_ERR_MAX     256
+
+struct signer_hello {
+	uint32_t magic;
+	int32_t status;              /* 0, or -1 with err */
+	char name[PC_KEY_NAME_LEN];
+	uint32_t id;
+	uint8_t pk[32];
+	char err[SIGNER_ERR_MAX];
+};
+
+struct signer_req {
+	uint32_t magic;
+	uint32_t len;
+	char body[SIGNER_BODY_MAX];
+};
+
+struct signer_resp {
+	uint32_t magic;
+	int32_t status;
+	uint8_t sig[64];
+	char err[SIGNER_ERR_MAX];
+};
+
+/* What the signer has signed so far: it never signs a rollback or a fork. */
+struct signer_state {
+	uint64_t size;
+	uint8_t root[PC_HASH_LEN];
+	int any;
+};
+
+static int
+check_request(const struct pc_signer_key *k, struct signer_state *st, const struct signer_req *req,
+	      char *err, size_t errlen)
+{
+	struct pc_checkpoint cp;
+	const char *why;
+
+	if (req->magic != SIGNER_MAGIC_REQ || req->len == 0 || req->len > SIGNER_BODY_MAX) {
+		snprintf(err, errlen, "malformed request");
+		return -1;
+	}
+	if (pc_checkpoint_parse_body(req->body, req->len, &cp, &why) != 0) {
+		snprintf(err, errlen, "not a checkpoint: %s", why);
+		return -1;
+	}
+	if (strcmp(cp.origin, k->name) != 0) {
+		snprintf(err, errlen, "origin '%.80s' is not this key's log '%.80s'", cp.origin, k->name);
+		return -1;
+	}
+	if (st->any && cp.size < st->size) {
+		snprintf(err, errlen, "refusing to sign size %lu after size %lu: a rollback",
+			 (unsigned long)cp.size, (unsigned long)st->size);
+		return -1;
+	}
+	if (st->any && cp.size == st->size && sodium_memcmp(cp.root, st->root, PC_HASH_LEN) != 0) {
+		snprintf(err, errlen, "refusing to sign another root for size %lu: a fork",
+			 (unsigned long)cp.size);
+		return -1;
+	}
+	st->size = cp.size;
+	memcpy(st->root, cp.root, PC_HASH_LEN);
+	st->any = 1;
+	return 0;
+}
+
+static void __attribute__((noreturn))
+signer_main(int fd, const char *key_path)
+{
+	struct signer_hello hello = { .magic = SIGNER_MAGIC_HELLO };
+	struct signer_state st = { 0 };
+	struct pc_signer_key *k;
+
+	prctl(PR_SET_NAME, "podcap-signer");
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	prctl(PR_SET_DUMPABLE, 0);        /* no core dumps, no ptrace by the same user */
+	struct rlimit no_core = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(SIGINT, SIG_IGN);          /* the parent decides when to stop */
+	signal(SIGHUP, SIG_IGN);
+
+	if (sodium_init() < 0) {
+		hello.status = -1;
+		snprintf(hello.err, sizeof(hello.err), "libsodium failed to initialise");
+		send(fd, &hello, sizeof(hello), 0);
+		_exit(1);
+	}
+	k = pc_signer_key_load(key_path, hello.err, sizeof(hello.err));
+	if (k == NULL) {
+		hello.status = -1;
+		send(fd, &hello, sizeof(hello), 0);
+		_exit(1);
+	}
+	snprintf(hello.name, sizeof(hello.name), "%s", k->name);
+	hello.id = k->id;
+	memcpy(hello.pk, k->pk, sizeof(hello.pk));
+	if (send(fd, &hello, sizeof(hello), 0) != (ssize_t)sizeof(hello)) {
+		pc_signer_key_free(k);
+		_exit(1);
+	}
+
+	for (;;) {
+		struct signer_req req;
+		struct signer_resp resp = { .magic = SIGNER_MAGIC_RESP };
+		ssize_t n = recv(fd, &req, sizeof(req), MSG_TRUNC);
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+		if (n < 0)
+			continue;
+		if ((size_t)n != sizeof(req)) {
+			resp.status = -1;
+			snprintf(resp.err, sizeof(resp.err), "request of %zd bytes, expected %zu", n,
+				 sizeof(req));
+		} else if (check_request(k, &st, &req, resp.err, sizeof(resp.err)) != 0) {
+			resp.status = -1;
+		} else {
+			pc_note_sign_body(k, req.body, req.len, resp.sig);
+		}
+		sodium_memzero(&req, sizeof(req));
+		if (send(fd, &resp, sizeof(resp), 0) != (ssize_t)sizeof(resp))
+			break;
+	}
+	pc_signer_key_free(k);
+	_exit(0);
+}
+
+int
+pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t errlen)
+{
+	int sv[2];
+	struct signer_hello hello;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		/* keep only stdio and the socket */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != sv[1])
+				close(fd);
+		signer_main(sv[1], key_path);
+	}
+	close(sv[1]);
+	s->fd = sv[0];
+	s->pid = pid;
+
+	ssize_t n = recv(s->fd, &hello, sizeof(hello), MSG_TRUNC);
+	if (n != (ssize_t)sizeof(hello) || hello.magic != SIGNER_MAGIC_HELLO) {
+		snprintf(err, errlen, "the signer did not start");
+		pc_signer_stop(s);
+		return -1;
+	}
+	if (hello.status != 0) {
+		hello.err[sizeof(hello.err) - 1] = '\0';
+		snprintf(err, errlen, "%s", hello.err);
+		pc_signer_stop(s);
+		return -1;
+	}
+	hello.name[sizeof(hello.name) - 1] = '\0';
+	snprintf(s->vk.name, sizeof(s->vk.name), "%s", hello.name);
+	s->vk.id = hello.id;
+	memcpy(s->vk.pk, hello.pk, sizeof(s->vk.pk));
+	if (pc_key_id(s->vk.name, s->vk.pk) != s->vk.id) {
+		snprintf(err, errlen, "the signer sent an inconsistent key");
+		pc_signer_stop(s);
+		return -1;
+	}
+	return 0;
+}
+
+int
+pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64], char *err,
+	       size_t errlen)
+{
+	struct signer_req req = { .magic = SIGNER_MAGIC_REQ };
+	struct signer_resp resp;
+
+	if (s->fd < 0 || len == 0 || len > sizeof(req.body)) {
+		snprintf(err, errlen, "checkpoint of %zu bytes cannot be signed", len);
+		return -1;
+	}
+	req.len = (uint32_t)len;
+	memcpy(req.body, body, len);
+	if (send(s->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+		snprintf(err, errlen, "signer: %s", strerror(errno));
+		return -1;
+	}
+	ssize_t n;
+	do
+		n = recv(s->fd, &resp, sizeof(resp), MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(resp) || resp.magic != SIGNER_MAGIC_RESP) {
+		snprintf(err, errlen, "signer: bad response (%zd bytes)", n);
+		return -1;
+	}
+	if (resp.status != 0) {
+		resp.err[sizeof(resp.err) - 1] = '\0';
+		snprintf(err, errlen, "signer refused: %s", resp.err);
+		return -1;
+	}
+	/* check the signature before it is published, as minisign does */
+	if (crypto_sign_verify_detached(resp.sig, (const unsigned char *)body, len, s->vk.pk) != 0) {
+		snprintf(err, errlen, "signer returned a signature that does not verify");
+		return -1;
+	}
+	memcpy(sig, resp.sig, 64);
+	return 0;
+}
+
+void
+pc_signer_stop(struct pc_signer *s)
+{
+	if (s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	if (s->pid > 0) {
+		int st;
+		waitpid(s->pid, &st, 0);
+		s->pid = 0;
+	}
+}

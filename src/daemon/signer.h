@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The signer: a small process of its own, forked before DPDK starts, that
+ * alone reads and holds the appliance's Ed25519 secret key. podcapd, which
+ * parses hostile frames, only ever sees signatures.
+ *
+ * It talks over a SOCK_SEQPACKET socketpair with fixed-size messages whose
+ * exact length it checks. It signs only checkpoints of its own log origin,
+ * and never one that would roll the log back or fork it (a smaller tree, or
+ * the same size with another root) — even if podcapd were compromised.
+ */
+#ifndef PODCAPD_SIGNER_H
+#define PODCAPD_SIGNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "podcap/keys.h"
+
+struct pc_signer {
+	int fd;
+	pid_t pid;
+	struct pc_verifier_key vk;   /* the public half, sent by the signer at start */
+};
+
+/*
+ * Forks the signer, which loads key_path. Returns 0 and fills *s, or -1 with
+ * the signer's own message (bad mode, unparseable key, ...) in err.
+ */
+int pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t errlen);
+/* Signs a checkpoint body: 0 and sig, or -1 with the refusal in err. */
+int pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64],
+		   char *err, size_t errlen);
+/* Closes the socket; the signer wipes its key and exits. */
+void pc_signer_stop(struct pc_signer *s);
+
+#endif /* PODCAPD_SIGNER_H */

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The enforcement table built from one pod map: ports, prefix lookup and
+ * one shaper (bucket + queue) per pod and direction. A table is immutable
+ * for the data path except the shapers, which belong to the worker lcore
+ * that owns the pod's uplink.
+ */
+#ifndef PODCAPD_TABLE_H
+#define PODCAPD_TABLE_H
+
+#include <stdint.h>
+
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "podcap/bucket.h"
+#include "podcap/classify.h"
+#include "podcap/config.h"
+
+struct pc_shaper {
+	struct pc_bucket bucket;
+	struct rte_ring *queue;    /* shape mode: frames waiting for tokens (SP/SC) */
+	struct rte_mbuf *head;     /* the frame at the front, taken off the ring */
+	uint32_t active_slot;      /* index in the worker's active list, or UINT32_MAX */
+	/* snapshots for the operator, refreshed by the owning worker every few ms */
+	uint64_t pub_level_bytes;
+	uint64_t pub_queue_bytes;
+	uint32_t pub_queue_frames;
+} __rte_cache_aligned;
+
+struct pc_table_uplink {
+	uint16_t port[PC_DIR_COUNT];   /* rx port of each direction: up = pod port, down = fabric port */
+	int32_t only_pod;              /* pod assigned by uplink (one pod, no prefixes), or -1 */
+	unsigned worker;               /* index of the worker lcore that owns it */
+};
+
+struct pc_table {
+	struct pc_config cfg;          /* owned copy */
+	uint8_t digest[PC_DIGEST_LEN];
+	unsigned generation;
+	struct rte_lpm *lpm4;
+	struct rte_lpm6 *lpm6;
+	struct pc_table_uplink uplinks[PC_MAX_UPLINKS];
+	struct pc_shaper *shapers;     /* npods * PC_DIR_COUNT, [pod * 2 + dir] */
+	/*
+	 * For a table that replaces another (reload): the index of each pod in
+	 * the previous table when it persists on the same uplink, else -1. Its
+	 * worker carries the bucket and the queue over.
+	 */
+	struct pc_table *prev;
+	int32_t *prev_index;
+};
+
+/* Links t to the table it replaces (fills prev/prev_index). 0 or -1. */
+int pc_table_link_prev(struct pc_table *t, struct pc_table *prev);
+
+/*
+ * Builds a table for cfg (taking ownership of its arrays: cfg is zeroed).
+ * Port ids come from the already-probed ports. Returns NULL with a log line.
+ */
+struct pc_table *pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
+				 unsigned nworkers, uint64_t hz, unsigned generation);
+void pc_table_free(struct pc_table *t);
+
+/* Number of frames a pod-direction's shaping queue may hold. */
+unsigned pc_table_queue_frames(const struct pc_limits *lim);
+
+#endif /* PODCAPD_TABLE_H */

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data path: receive, classify, pass the bucket, count, transmit.
+ * No locks, no allocation, no system calls per frame.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "podcap/bucket.h"
+#include "podcap/classify.h"
+#include "podcap/counters.h"
+
+#include "dataplane.h"
+#include "log.h"
+
+#define ETH_HLEN 14
+#define PUBLISH_INTERVAL_MS 10
+
+struct pc_dataplane pc_dp = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static inline void
+count_pass(struct pc_worker *w, uint32_t pod, enum pc_dir d, uint64_t bytes)
+{
+	struct pc_pod_ctr *c = &w->bank->pod[pod][d];
+	pc_ctr_add(&c->pass_frames, 1);
+	pc_ctr_add(&c->pass_bytes, bytes);
+}
+
+static inline void
+count_pod_drop(struct pc_worker *w, uint32_t pod, enum pc_dir d, enum pc_pod_drop reason,
+	       uint64_t bytes)
+{
+	struct pc_pod_ctr *c = &w->bank->pod[pod][d];
+	pc_ctr_add(&c->drop_frames[reason], 1);
+	pc_ctr_add(&c->drop_bytes[reason], bytes);
+}
+
+static inline void
+count_link_drop(struct pc_worker *w, unsigned u, enum pc_dir d, enum pc_link_drop reason,
+		uint64_t bytes)
+{
+	struct pc_link_ctr *c = &w->bank->link[u][d];
+	pc_ctr_add(&c->drop_frames[reason], 1);
+	pc_ctr_add(&c->drop_bytes[reason], bytes);
+}
+
+static inline uint16_t
+tx_port(const struct pc_table *t, unsigned u, enum pc_dir d)
+{
+	return t->uplinks[u].port[d == PC_DIR_UP ? PC_DIR_DOWN : PC_DIR_UP];
+}
+
+/*
+ * Sends what is staged for uplink u in direction d. A frame counts as passed
+ * only once the port has taken it; what the port refuses was still charged
+ * to the bucket and is counted as dropped with reason tx_full.
+ */
+static void
+tx_flush(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d)
+{
+	struct pc_tx_stage *st = &w->tx[u][d];
+	if (st->n == 0)
+		return;
+	uint16_t port = tx_port(t, u, d);
+	uint16_t sent = rte_eth_tx_burst(port, 0, st->pkts, st->n);
+	if (unlikely(sent < st->n))
+		sent += rte_eth_tx_burst(port, 0, st->pkts + sent, st->n - sent);
+	for (uint16_t i = 0; i < sent; i++)
+		count_pass(w, st->pod[i], d, st->len[i]);
+	for (uint16_t i = sent; i < st->n; i++) {
+		count_pod_drop(w, st->pod[i], d, PC_DROP_TX_FULL, st->len[i]);
+		rte_pktmbuf_free(st->pkts[i]);
+	}
+	st->n = 0;
+}
+
+static inline void
+tx_stage(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	 uint32_t pod, struct rte_mbuf *m, uint32_t len)
+{
+	struct pc_tx_stage *st = &w->tx[u][d];
+	if (unlikely(st->n == PC_TX_STAGE))
+		tx_flush(w, t, u, d);
+	st->pod[st->n] = pod;
+	st->len[st->n] = len;
+	st->pkts[st->n] = m;
+	st->n++;
+}
+
+static inline void
+activate(struct pc_worker *w, struct pc_shaper *s, uint32_t idx)
+{
+	if (s->active_slot != UINT32_MAX)
+		return;
+	s->active_slot = w->nactive;
+	w->active[w->nactive++] = idx;
+}
+
+static inline void
+deactivate(struct pc_worker *w, const struct pc_table *t, struct pc_shaper *s)
+{
+	uint32_t slot = s->active_slot;
+	uint32_t last = w->active[--w->nactive];
+	w->active[slot] = last;
+	t->shapers[last].active_slot = slot;
+	s->active_slot = UINT32_MAX;
+}
+
+/*
+ * The pod a frame belongs to, or -1 with *why set. The pod is found by the
+ * uplink when it carries one pod with no prefixes, else by the address on
+ * the pod side of the frame; a pod of another uplink does not match.
+ */
+static inline int32_t
+classify(const struct pc_table *t, unsigned u, enum pc_dir d, struct rte_mbuf *m,
+	 uint32_t len, enum pc_link_drop *why)
+{
+	const struct pc_table_uplink *tu = &t->uplinks[u];
+	struct pc_frame_key key;
+	uint32_t pod;
+
+	if (unlikely(len > t->cfg.max_frame || len < ETH_HLEN || m->nb_segs != 1)) {
+		*why = PC_DROP_MALFORMED;
+		return -1;
+	}
+	if (tu->only_pod >= 0)
+		return tu->only_pod;
+
+	switch (pc_classify(rte_pktmbuf_mtod(m, const uint8_t *), len, d, &key)) {
+	case PC_CLASS_IPV4: {
+		uint32_t a = (uint32_t)key.addr[0] << 24 | (uint32_t)key.addr[1] << 16 |
+			     (uint32_t)key.addr[2] << 8 | key.addr[3];
+		if (rte_lpm_lookup(t->lpm4, a, &pod) != 0)
+			goto unmapped;
+		break;
+	}
+	case PC_CLASS_IPV6:
+		if (rte_lpm6_lookup(t->lpm6, key.addr, &pod) != 0)
+			goto unmapped;
+		break;
+	case PC_CLASS_MALFORMED:
+		*why = PC_DROP_MALFORMED;
+		return -1;
+	default:
+		goto unmapped;
+	}
+	if (unlikely(t->cfg.pods[pod].uplink != u))
+		goto unmapped;
+	return (int32_t)pod;
+unmapped:
+	*why = PC_DROP_UNMAPPED;
+	return -1;
+}
+
+static void
+admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+      struct rte_mbuf *m, uint64_t now)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	enum pc_link_drop why = PC_DROP_UNMAPPED;
+	int32_t pod = classify(t, u, d, m, len, &why);
+
+	if (pod < 0) {
+		count_link_drop(w, u, d, why, len);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
+	struct pc_shaper *s = &t->shapers[idx];
+	switch (pc_bucket_admit(&s->bucket, now, len)) {
+	case PC_VERDICT_PASS:
+		tx_stage(w, t, u, d, (uint32_t)pod, m, len);
+		return;
+	case PC_VERDICT_QUEUE:
+		if (s->head == NULL) {
+			s->head = m;
+			activate(w, s, idx);
+			return;
+		}
+		if (likely(s->queue != NULL && rte_ring_sp_enqueue(s->queue, m) == 0))
+			return;
+		pc_bucket_unqueue(&s->bucket, len);
+		count_pod_drop(w, (uint32_t)pod, d, PC_DROP_QUEUE_FULL, len);
+		break;
+	case PC_VERDICT_DROP:
+		count_pod_drop(w, (uint32_t)pod, d, PC_DROP_OVER_CAP, len);
+		break;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* Sends the heads of the shaping queues for which tokens have accrued. */
+static void
+drain(struct pc_worker *w, const struct pc_table *t, uint64_t now)
+{
+	for (uint32_t i = 0; i < w->nactive;) {
+		uint32_t idx = w->active[i];
+		struct pc_shaper *s = &t->shapers[idx];
+		uint32_t pod = idx / PC_DIR_COUNT;
+		enum pc_dir d = (enum pc_dir)(idx % PC_DIR_COUNT);
+		unsigned u = t->cfg.pods[pod].uplink;
+
+		while (s->head != NULL) {
+			uint32_t len = rte_pktmbuf_pkt_len(s->head);
+			if (!pc_bucket_release(&s->bucket, now, len))
+				break;
+			tx_stage(w, t, u, d, pod, s->head, len);
+			if (s->queue == NULL || rte_ring_sc_dequeue(s->queue, (void **)&s->head) != 0)
+				s->head = NULL;
+		}
+		if (s->head == NULL)
+			deactivate(w, t, s);  /* moves another entry into slot i */
+		else
+			i++;
+	}
+}
+
+static void
+publish_snapshots(struct pc_worker *w, const struct pc_table *t)
+{
+	for (unsigned p = 0; p < t->cfg.npods; p++) {
+		if (t->uplinks[t->cfg.pods[p].uplink].worker != w->index)
+			continue;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct pc_shaper *s = &t->shapers[p * PC_DIR_COUNT + d];
+			__atomic_store_n(&s->pub_level_bytes, pc_bucket_level_bytes(&s->bucket),
+					 __ATOMIC_RELAXED);
+			__atomic_store_n(&s->pub_queue_bytes, s->bucket.backlog_bytes, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->pub_queue_frames, s->bucket.backlog_frames,
+					 __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/*
+ * Takes over the pods of a new table that this worker owns: a pod that
+ * persists on the same uplink keeps its bucket level and its queued frames.
+ */
+static void
+adopt_table(struct pc_worker *w, struct pc_table *nt)
+{
+	struct pc_table *old = w->table;
+	uint64_t now = rte_rdtsc();
+
+	w->nactive = 0;
+	for (unsigned p = 0; p < nt->cfg.npods; p++) {
+		if (nt->uplinks[nt->cfg.pods[p].uplink].worker != w->index)
+			continue;
+		int32_t op = (old != NULL && nt->prev == old) ? nt->prev_index[p] : -1;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct pc_shaper *ns = &nt->shapers[p * PC_DIR_COUNT + d];
+			if (op >= 0) {
+				struct pc_shaper *os = &old->shapers[(uint32_t)op * PC_DIR_COUNT + d];
+				ns->bucket = os->bucket;
+				pc_bucket_reconfigure(&ns->bucket, &nt->cfg.pods[p].limits, now);
+				if (os->head != NULL) {
+					struct rte_ring *q = ns->queue;
+					ns->queue = os->queue;
+					os->queue = q;
+					ns->head = os->head;
+					os->head = NULL;
+				}
+			}
+			if (ns->head != NULL) {
+				ns->active_slot = UINT32_MAX;
+				activate(w, ns, p * PC_DIR_COUNT + d);
+			}
+		}
+	}
+	w->table = nt;
+}
+
+static void
+flush_all(struct pc_worker *w, const struct pc_table *t)
+{
+	for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
+		if (t->uplinks[u].worker != w->index)
+			continue;
+		tx_flush(w, t, u, PC_DIR_UP);
+		tx_flush(w, t, u, PC_DIR_DOWN);
+	}
+}
+
+int
+pc_worker_main(void *arg)
+{
+	struct pc_worker *w = arg;
+	struct rte_mbuf *pkts[PC_BURST];
+	uint64_t publish_every = pc_dp.hz / 1000 * PUBLISH_INTERVAL_MS;
+
+	PC_LOG(INFO, "worker %u running on lcore %u\n", w->index, w->lcore);
+	while (!__atomic_load_n(&pc_dp.stop, __ATOMIC_RELAXED)) {
+		uint64_t epoch = __atomic_load_n(&pc_dp.epoch, __ATOMIC_ACQUIRE);
+		if (unlikely(epoch != w->epoch || w->table == NULL)) {
+			struct pc_table *nt = __atomic_load_n(&pc_dp.table, __ATOMIC_ACQUIRE);
+			if (nt != w->table) {
+				if (w->table != NULL)
+					flush_all(w, w->table);
+				adopt_table(w, nt);
+			}
+			w->epoch = epoch;
+			w->bank = w->banks[epoch & 1];
+			__atomic_store_n(&w->acked_epoch, epoch, __ATOMIC_RELEASE);
+		}
+		const struct pc_table *t = w->table;
+		uint64_t now = rte_rdtsc();
+
+		for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
+			if (t->uplinks[u].worker != w->index)
+				continue;
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+				uint16_t n = rte_eth_rx_burst(t->uplinks[u].port[d], 0, pkts, PC_BURST);
+				for (uint16_t i = 0; i < n; i++)
+					admit(w, t, u, (enum pc_dir)d, pkts[i], now);
+			}
+		}
+		if (w->nactive != 0)
+			drain(w, t, now);
+		flush_all(w, t);
+
+		if (unlikely(now >= w->next_publish)) {
+			publish_snapshots(w, t);
+			w->next_publish = now + publish_every;
+		}
+		__atomic_store_n(&w->loops, w->loops + 1, __ATOMIC_RELAXED);
+	}
+	if (w->table != NULL)
+		flush_all(w, w->table);
+	PC_LOG(INFO, "worker %u stopped\n", w->index);
+	return 0;
+}
+
+struct pc_worker *
+pc_worker_create(unsigned index, unsigned lcore)
+{
+	int socket = (int)rte_lcore_to_socket_id(lcore);
+	struct pc_worker *w = rte_zmalloc_socket("pc_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, socket);
+	if (w == NULL)
+		return NULL;
+	w->index = index;
+	w->lcore = lcore;
+	w->epoch = UINT64_MAX;
+	for (unsigned b = 0; b < 2; b++)
+		w->banks[b] = rte_zmalloc_socket("pc_bank", sizeof(struct pc_bank),
+						 RTE_CACHE_LINE_SIZE, socket);
+	w->active = rte_zmalloc_socket("pc_active", sizeof(uint32_t) * PC_MAX_PODS * PC_DIR_COUNT,
+				       RTE_CACHE_LINE_SIZE, socket);
+	if (w->banks[0] == NULL || w->banks[1] == NULL || w->active == NULL) {
+		pc_worker_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void
+pc_worker_free(struct pc_worker *w)
+{
+	if (w == NULL)
+		return;
+	rte_free(w->banks[0]);
+	rte_free(w->banks[1]);
+	rte_free(w->active);
+	rte_free(w);
+}

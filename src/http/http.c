@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verifier pull endpoint over libmicrohttpd. Everything served is
+ * derived from the ledger's published checkpoint, so a response never
+ * shows a record or tree a verifier could not also check.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+#include <sodium.h>
+
+#include "podcap/http.h"
+#include "podcap/ledger.h"
+#include "podcap/merkle.h"
+#include "podcap/note.h"
+#include "podcap/record.h"
+
+#define TEXT_TYPE "text/plain; charset=utf-8"
+#define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define BINARY_TYPE "application/octet-stream"
+#define CONN_MEMORY (16 * 1024)        /* request line and headers must fit */
+#define POOL_THREADS 2
+#define REC_BUF_START (64 * 1024)
+#define B64_HASH_LEN 44                /* base64 of a 32-byte hash */
+
+struct pc_http {
+	struct MHD_Daemon *d;
+	struct pc_ledger *ledger;
+	char *pubkey;                      /* with its newline */
+	size_t pubkey_len;
+	char *(*metrics)(void *ctx, size_t *len);
+	void *ctx;
+	uint16_t port;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- responses ---- */
+
+static enum MHD_Result
+send_response(struct MHD_Connection *c, unsigned status, const char *ctype,
+	      struct MHD_Response *r, int no_store)
+{
+	enum MHD_Result ret;
+
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (no_store)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result
+send_copy(struct MHD_Connection *c, unsigned status, const char *ctype, const void *body,
+	  size_t len, int no_store)
+{
+	/* MHD_RESPMEM_MUST_COPY copies before returning; the body is never written. */
+	void *p = (void *)(uintptr_t)body;
+
+	return send_response(c, status, ctype,
+			     MHD_create_response_from_buffer(len, p, MHD_RESPMEM_MUST_COPY),
+			     no_store);
+}
+
+/* A one-line text reply, for errors and their reasons. */
+static enum MHD_Result __attribute__((format(printf, 3, 4)))
+send_text(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	return send_copy(c, status, TEXT_TYPE, buf, (size_t)n, 1);
+}
+
+static enum MHD_Result
+send_405(struct MHD_Connection *c)
+{
+	static const char body[] = "only GET and HEAD are allowed\n";
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)(uintptr_t)body,
+					    MHD_RESPMEM_MUST_COPY);
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	return send_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, TEXT_TYPE, r, 1);
+}
+
+/* ---- query arguments ---- */
+
+struct args {
+	const char *name[2];
+	const char *val[2];
+	size_t len[2];
+	int seen[2];
+};
+
+static enum MHD_Result
+collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+	    const char *value, size_t value_size)
+{
+	struct args *a = cls;
+	int i;
+
+	(void)kind;
+	(void)key_size;
+	for (i = 0; i < 2; i++) {
+		if (a->name[i] != NULL && strcmp(key, a->name[i]) == 0) {
+			a->seen[i]++;
+			a->val[i] = value;
+			a->len[i] = value == NULL ? 0 : value_size;
+		}
+	}
+	return MHD_YES;
+}
+
+/* Canonical decimal: digits only, no sign, no leading zero but "0", no overflow. */
+static int
+parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0, d;
+	size_t i;
+
+	if (s == NULL || len == 0 || len > 20 || (len > 1 && s[0] == '0'))
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		d = (uint64_t)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Reads the two numeric arguments a and b. Returns 0, or queues the 400
+ * (and returns -1 with *ret set).
+ */
+static int
+get_two(struct MHD_Connection *c, const char *a, const char *b, uint64_t *va, uint64_t *vb,
+	enum MHD_Result *ret)
+{
+	struct args x = { { a, b }, { NULL, NULL }, { 0, 0 }, { 0, 0 } };
+	uint64_t *out[2] = { va, vb };
+	int i;
+
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect_arg, &x);
+	for (i = 0; i < 2; i++) {
+		if (x.seen[i] == 0) {
+			*ret = send_text(c, MHD_HTTP_BAD_REQUEST, "missing query parameter %s",
+					 x.name[i]);
+			return -1;
+		}
+		if (x.seen[i] > 1) {
+			*ret = send_text(c, MHD_HTTP_BAD_REQUEST, "query parameter %s given twice",
+					 x.name[i]);
+			return -1;
+		}
+		if (parse_u64(x.val[i], x.len[i], out[i]) != 0) {
+			*ret = send_text(c, MHD_HTTP_BAD_REQUEST,
+					 "%s must be a decimal number 0..18446744073709551615",
+					 x.name[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- endpoints ---- */
+
+static enum MHD_Result
+get_checkpoint(struct pc_http *h, struct MHD_Connection *c)
+{
+	char note[PC_NOTE_MAX];
+	long n;
+
+	n = pc_ledger_checkpoint(h->ledger, note, sizeof(note));
+	if (n < 0)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the checkpoint");
+	if (n == 0)
+		return send_text(c, MHD_HTTP_NOT_FOUND, "no checkpoint yet");
+	return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, note, (size_t)n, 1);
+}
+
+static enum MHD_Result
+get_pubkey(struct pc_http *h, struct MHD_Connection *c)
+{
+	if (h->pubkey == NULL)
+		return send_text(c, MHD_HTTP_NOT_FOUND, "no public key configured");
+	return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, h->pubkey, h->pubkey_len, 0);
+}
+
+static enum MHD_Result
+get_metrics(struct pc_http *h, struct MHD_Connection *c)
+{
+	struct MHD_Response *r;
+	size_t len = 0;
+	char *text;
+
+	if (h->metrics == NULL)
+		return send_text(c, MHD_HTTP_NOT_FOUND, "no metrics");
+	text = h->metrics(h->ctx, &len);
+	if (text == NULL)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics unavailable");
+	/* From here MHD owns the text and frees it when the response is done. */
+	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	return send_response(c, MHD_HTTP_OK, METRICS_TYPE, r, 1);
+}
+
+/*
+ * /v1/records streams one record at a time, so a response holds at most
+ * one record in memory however many it carries.
+ */
+struct rec_stream {
+	struct pc_ledger *ledger;
+	uint64_t next, end;
+	uint8_t *buf;                      /* 4-byte length, then the record */
+	size_t cap, have, off;
+};
+
+static int
+load_record(struct rec_stream *s)
+{
+	long n;
+	uint8_t *nb;
+
+	for (;;) {
+		n = pc_ledger_record(s->ledger, s->next, s->buf + 4, s->cap - 4);
+		if (n >= 0)
+			break;
+		/* Too small a buffer reads as an error: retry once at the largest record size. */
+		if (s->cap >= 4 + (size_t)PC_RECORD_MAX)
+			return -1;
+		nb = realloc(s->buf, 4 + (size_t)PC_RECORD_MAX);
+		if (nb == NULL)
+			return -1;
+		s->buf = nb;
+		s->cap = 4 + (size_t)PC_RECORD_MAX;
+	}
+	s->buf[0] = (uint8_t)((uint64_t)n >> 24);
+	s->buf[1] = (uint8_t)((uint64_t)n >> 16);
+	s->buf[2] = (uint8_t)((uint64_t)n >> 8);
+	s->buf[3] = (uint8_t)n;
+	s->have = 4 + (size_t)n;
+	s->off = 0;
+	s->next++;
+	return 0;
+}
+
+static ssize_t
+rec_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct rec_stream *s = cls;
+	size_t n;
+
+	(void)pos;
+	if (s->off == s->have) {
+		if (s->next == s->end)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (load_record(s) != 0)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	n = s->have - s->off;
+	if (n > max)
+		n = max;
+	memcpy(out, s->buf + s->off, n);
+	s->off += n;
+	return (ssize_t)n;
+}
+
+static void
+rec_free(void *cls)
+{
+	struct rec_stream *s = cls;
+
+	free(s->buf);
+	free(s);
+}
+
+static enum MHD_Result
+get_records(struct pc_http *h, struct MHD_Connection *c)
+{
+	struct MHD_Response *r;
+	struct rec_stream *s;
+	enum MHD_Result ret;
+	uint64_t from, count, pub;
+
+	if (get_two(c, "from", "count", &from, &count, &ret) != 0)
+		return ret;
+	if (count < 1 || count > PC_HTTP_MAX_RECORDS)
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "count must be 1..%d",
+				 PC_HTTP_MAX_RECORDS);
+	pub = pc_ledger_published_size(h->ledger);
+	if (from > pub || count > pub - from)
+		return send_text(c, MHD_HTTP_BAD_REQUEST,
+				 "from+count must be <= %" PRIu64 ", the published tree size", pub);
+	s = calloc(1, sizeof(*s));
+	if (s == NULL || (s->buf = malloc(REC_BUF_START)) == NULL) {
+		free(s);
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	}
+	s->ledger = h->ledger;
+	s->next = from;
+	s->end = from + count;
+	s->cap = REC_BUF_START;
+	/* Read the first record now, so a broken ledger is a 500 and not a cut stream. */
+	if (load_record(s) != 0) {
+		rec_free(s);
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read record %" PRIu64,
+				 from);
+	}
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, rec_read, s, rec_free);
+	if (r == NULL) {
+		rec_free(s);
+		return MHD_NO;
+	}
+	return send_response(c, MHD_HTTP_OK, BINARY_TYPE, r, 0);
+}
+
+static enum MHD_Result
+send_proof(struct MHD_Connection *c, uint8_t proof[][PC_HASH_LEN], size_t n)
+{
+	char body[PC_MAX_PROOF * (B64_HASH_LEN + 1) + 1];
+	size_t i, len = 0;
+
+	for (i = 0; i < n; i++) {
+		sodium_bin2base64(body + len, B64_HASH_LEN + 1, proof[i], PC_HASH_LEN,
+				  sodium_base64_VARIANT_ORIGINAL);
+		len += B64_HASH_LEN;
+		body[len++] = '\n';
+	}
+	return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, body, len, 0);
+}
+
+static enum MHD_Result
+get_inclusion(struct pc_http *h, struct MHD_Connection *c)
+{
+	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
+	enum MHD_Result ret;
+	uint64_t index, size, pub;
+	size_t n;
+
+	if (get_two(c, "index", "size", &index, &size, &ret) != 0)
+		return ret;
+	pub = pc_ledger_published_size(h->ledger);
+	if (size > pub)
+		return send_text(c, MHD_HTTP_BAD_REQUEST,
+				 "size must be <= %" PRIu64 ", the published tree size", pub);
+	if (index >= size)
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "index must be < size");
+	if (pc_merkle_inclusion_proof(pc_ledger_leaf, h->ledger, index, size, proof, &n) != 0)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the tree");
+	return send_proof(c, proof, n);
+}
+
+static enum MHD_Result
+get_consistency(struct pc_http *h, struct MHD_Connection *c)
+{
+	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
+	enum MHD_Result ret;
+	uint64_t old, new, pub;
+	size_t n;
+
+	if (get_two(c, "old", "new", &old, &new, &ret) != 0)
+		return ret;
+	pub = pc_ledger_published_size(h->ledger);
+	if (new > pub)
+		return send_text(c, MHD_HTTP_BAD_REQUEST,
+				 "new must be <= %" PRIu64 ", the published tree size", pub);
+	if (old > new)
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "old must be <= new");
+	if (pc_merkle_consistency_proof(pc_ledger_leaf, h->ledger, old, new, proof, &n) != 0)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the tree");
+	return send_proof(c, proof, n);
+}
+
+static const struct route {
+	const char *path;
+	enum MHD_Result (*fn)(struct pc_http *h, struct MHD_Connection *c);
+} routes[] = {
+	{ "/v1/checkpoint", get_checkpoint },
+	{ "/v1/records", get_records },
+	{ "/v1/proof/inclusion", get_inclusion },
+	{ "/v1/proof/consistency", get_consistency },
+	{ "/v1/pubkey", get_pubkey },
+	{ "/metrics", get_metrics },
+};
+
+static enum MHD_Result
+handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+       const char *version, const char *upload_data, size_t *upload_data_size, void **req)
+{
+	struct pc_http *h = cls;
+	size_t i;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)req;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return send_405(c);
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (strcmp(url, routes[i].path) == 0)
+			return routes[i].fn(h, c);
+	}
+	return send_text(c, MHD_HTTP_NOT_FOUND, "not found");
+}
+
+/* ---- lifecycle ---- */
+
+static int
+parse_port(const char *s, uint16_t *port)
+{
+	uint64_t v;
+
+	if (parse_u64(s, strlen(s), &v) != 0 || v > 65535)
+		return -1;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+/* "a.b.c.d:port" or "[v6]:port", numeric only. */
+static int
+parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *colon, *end;
+	uint16_t port;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	*v6 = listen[0] == '[';
+	if (*v6) {
+		end = strchr(listen, ']');
+		if (end == NULL || end[1] != ':')
+			return -1;
+		hl = (size_t)(end - listen - 1);
+		colon = end + 1;
+		listen++;
+	} else {
+		colon = strchr(listen, ':');
+		if (colon == NULL)
+			return -1;
+		hl = (size_t)(colon - listen);
+	}
+	if (hl == 0 || hl >= sizeof(host) || parse_port(colon + 1, &port) != 0)
+		return -1;
+	memcpy(host, listen, hl);
+	host[hl] = '\0';
+	if (*v6) {
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			return -1;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+	} else {
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			return -1;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+	}
+	return 0;
+}
+
+struct pc_http *
+pc_http_start(const char *listen, const struct pc_http_ops *ops, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	unsigned int flags;
+	struct pc_http *h;
+	int v6;
+
+	if (ops == NULL || ops->ledger == NULL) {
+		errf(err, errlen, "http: no ledger to serve");
+		return NULL;
+	}
+	if (listen == NULL || parse_listen(listen, &ss, &v6) != 0) {
+		errf(err, errlen, "http: bad listen address \"%s\" (want 127.0.0.1:9180 or [::1]:9180)",
+		     listen == NULL ? "" : listen);
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		errf(err, errlen, "http: out of memory");
+		return NULL;
+	}
+	h->ledger = ops->ledger;
+	h->metrics = ops->metrics;
+	h->ctx = ops->ctx;
+	if (ops->pubkey != NULL) {
+		h->pubkey_len = strcspn(ops->pubkey, "\n") + 1;
+		h->pubkey = malloc(h->pubkey_len);
+		if (h->pubkey == NULL) {
+			free(h);
+			errf(err, errlen, "http: out of memory");
+			return NULL;
+		}
+		memcpy(h->pubkey, ops->pubkey, h->pubkey_len - 1);
+		h->pubkey[h->pubkey_len - 1] = '\n';
+	}
+
+	flags = MHD_USE_INTERNAL_POLLING_THREAD;
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
+		flags |= MHD_USE_EPOLL;
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	errno = 0;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)POOL_THREADS,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)PC_HTTP_MAX_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PC_HTTP_MAX_PER_CLIENT,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PC_HTTP_IDLE_TIMEOUT,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		MHD_OPTION_END);
+	if (h->d == NULL) {
+		errf(err, errlen, "http: cannot listen on %s: %s", listen,
+		     errno != 0 ? strerror(errno) : "libmicrohttpd failed to start");
+		free(h->pubkey);
+		free(h);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info != NULL ? info->port : 0;
+	return h;
+}
+
+uint16_t
+pc_http_port(const struct pc_http *h)
+{
+	return h->port;
+}
+
+void
+pc_http_stop(struct pc_http *h)
+{
+	if (h == NULL)
+		return;
+	MHD_stop_daemon(h->d);
+	free(h->pubkey);
+	free(h);
+}

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Pod map loader tests.
+ *
+ * tests/config/bad/ holds one mistake per file; its first line says the
+ * exact error ("# expect: line:col: message"), so adding a file adds a
+ * case. tests/config/good/ holds maps that must load. The canonical form
+ * is checked byte for byte against docs/config.md, and its digest against
+ * one computed by coreutils' `b2sum -l 256`.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "podcap/config.h"
+
+#define BAD_DIR		PC_SOURCE_ROOT "/tests/config/bad"
+#define GOOD_DIR	PC_SOURCE_ROOT "/tests/config/good"
+#define EXAMPLE		PC_SOURCE_ROOT "/config/example-72gpu.yaml"
+#define EXPECT		"# expect: "
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.yaml files of a directory, sorted, as full paths. */
+static void
+list_yaml(const char *dir, struct names *out)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t len;
+
+	assert_non_null(d);
+	out->v = NULL;
+	out->n = 0;
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0)
+			continue;
+		out->v = realloc(out->v, (out->n + 1) * sizeof(*out->v));
+		assert_non_null(out->v);
+		assert_true(asprintf(&out->v[out->n], "%s/%s", dir,
+				     de->d_name) > 0);
+		out->n++;
+	}
+	closedir(d);
+	qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+}
+
+static void
+free_names(struct names *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		free(n->v[i]);
+	free(n->v);
+}
+
+/* What pc_error_print writes, as a string the caller frees. */
+static char *
+printed(const struct pc_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	pc_error_print(err, f);
+	fclose(f);
+	return text;
+}
+
+static bool
+is_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Returns NULL if the file fails with exactly the error its first line
+ * expects, else a description of what went wrong (to be freed).
+ */
+static char *
+check_bad_file(const char *path)
+{
+	char expect[1024], *text, *got, *why = NULL;
+	struct pc_config cfg;
+	struct pc_error err;
+	size_t plen = strlen(path);
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL || fgets(expect, sizeof(expect), f) == NULL ||
+	    strncmp(expect, EXPECT, strlen(EXPECT)) != 0) {
+		if (f != NULL)
+			fclose(f);
+		assert_true(asprintf(&why, "%s: no '# expect:' first line",
+				     path) > 0);
+		return why;
+	}
+	fclose(f);
+	expect[strcspn(expect, "\n")] = '\0';
+	memset(&cfg, 0xa5, sizeof(cfg));
+	if (pc_config_load(path, &cfg, &err) == 0) {
+		pc_config_free(&cfg);
+		assert_true(asprintf(&why, "%s: loaded, expected '%s'", path,
+				     expect + strlen(EXPECT)) > 0);
+		return why;
+	}
+	if (!is_zero(&cfg, sizeof(cfg))) {
+		assert_true(asprintf(&why, "%s: cfg not zeroed on error",
+				     path) > 0);
+		return why;
+	}
+	text = printed(&err);
+	text[strcspn(text, "\n")] = '\0';
+	/* "path:7:15: msg" -> "7:15: msg"; "path: msg" -> "msg" */
+	got = text;
+	if (strncmp(got, path, plen) == 0 && got[plen] == ':') {
+		got += plen + 1;
+		if (*got == ' ')
+			got++;
+	}
+	if (strcmp(got, expect + strlen(EXPECT)) != 0)
+		assert_true(asprintf(&why, "%s:\n  expected: %s\n  got:      %s",
+				     path, expect + strlen(EXPECT), text) > 0);
+	free(text);
+	return why;
+}
+
+static void
+test_bad_corpus(void **state)
+{
+	struct names files;
+	unsigned failures = 0;
+	size_t i;
+	char *why;
+
+	(void)state;
+	list_yaml(BAD_DIR, &files);
+	assert_true(files.n >= 25);
+	for (i = 0; i < files.n; i++) {
+		why = check_bad_file(files.v[i]);
+		if (why != NULL) {
+			print_error("%s\n", why);
+			free(why);
+			failures++;
+		}
+	}
+	free_names(&files);
+	assert_int_equal(failures, 0);
+}
+
+static void
+load_ok(const char *path, struct pc_config *cfg)
+{
+	struct pc_error err;
+
+	if (pc_config_load(path, cfg, &err) != 0) {
+		char *text = printed(&err);
+
+		fail_msg("%s", text);
+	}
+}
+
+static char *
+canonical(const struct pc_config *cfg)
+{
+	size_t n = pc_config_canonical(cfg, NULL, 0);
+	char *buf = malloc(n + 1);
+
+	assert_non_null(buf);
+	assert_int_equal(pc_config_canonical(cfg, buf, n + 1), n);
+	assert_int_equal(strlen(buf), n);
+	return buf;
+}
+
+static void
+test_good_corpus(void **state)
+{
+	struct pc_config cfg;
+	struct names files;
+	size_t i;
+	char *text;
+
+	(void)state;
+	list_yaml(GOOD_DIR, &files);
+	assert_true(files.n >= 5);
+	for (i = 0; i < files.n; i++) {
+		load_ok(files.v[i], &cfg);
+		assert_string_equal(cfg.path, files.v[i]);
+		assert_true(cfg.nuplinks > 0 && cfg.uplinks != NULL);
+		assert_true(cfg.npods > 0 && cfg.pods != NULL);
+		text = canonical(&cfg);
+		assert_memory_equal(text, "podcap-podmap-v1\n", 17);
+		assert_int_equal(text[strlen(text) - 1], '\n');
+		free(text);
+		pc_config_free(&cfg);
+		assert_null(cfg.pods);
+		assert_int_equal(cfg.npods, 0);
+	}
+	free_names(&files);
+}
+
+static const struct pc_pod *
+pod(const struct pc_config *cfg, const char *id)
+{
+	int i = pc_config_find_pod(cfg, id);
+
+	if (i < 0)
+		fail_msg("no pod '%s'", id);
+	return &cfg->pods[i];
+}
+
+static void
+test_defaults(void **state)
+{
+	struct pc_config cfg;
+	const struct pc_pod *p;
+
+	(void)state;
+	load_ok(GOOD_DIR "/minimal.yaml", &cfg);
+	assert_string_equal(cfg.appliance_id, "lab-1");
+	assert_string_equal(cfg.signing_key, "");
+	assert_string_equal(cfg.ledger, "");
+	assert_string_equal(cfg.listen, "127.0.0.1:9180");
+	assert_int_equal(cfg.window_ns, 60000000000ULL);
+	assert_int_equal(cfg.max_frame, 1522);
+	assert_int_equal(cfg.defaults.cap_bps, 1000000000ULL);
+	assert_int_equal(cfg.defaults.burst_bytes, 7500000000ULL);
+	assert_int_equal(cfg.defaults.mode, PC_MODE_SHAPE);
+	assert_int_equal(cfg.defaults.queue_delay_ns, 50000000ULL);
+	assert_string_equal(cfg.dpdk.lcores, "0-1");
+	assert_int_equal(cfg.dpdk.memory_bytes, 1ULL << 30);
+	assert_string_equal(cfg.dpdk.file_prefix, "podcap-lab-1");
+	assert_int_equal(cfg.dpdk.nargs, 0);
+	p = pod(&cfg, "pod-a");
+	assert_memory_equal(&p->limits, &cfg.defaults, sizeof(p->limits));
+	assert_int_equal(p->gpus, 0);
+	assert_int_equal(p->nprefixes, 0);
+	assert_int_equal(p->uplink, 0);
+	assert_int_equal(cfg.uplinks[0].npods, 1);
+	/* the 1-based position of "- id: pod-a" */
+	assert_int_equal(p->mark.line, 9);
+	assert_int_equal(p->mark.col, 5);
+	pc_config_free(&cfg);
+}
+
+static void
+test_full(void **state)
+{
+	static const uint8_t v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 1 };
+	struct pc_config cfg;
+	const struct pc_pod *a, *b, *c;
+	int up0, up1;
+
+	(void)state;
+	load_ok(GOOD_DIR "/full.yaml", &cfg);
+	assert_string_equal(cfg.appliance_id, "full.test_1");
+	assert_string_equal(cfg.signing_key, "/etc/podcap/appliance.key");
+	assert_string_equal(cfg.ledger, "/var/lib/podcap/ledger");
+	assert_string_equal(cfg.listen, "[::1]:9181");
+	assert_int_equal(cfg.window_ns, 1500000000ULL);
+	assert_int_equal(cfg.max_frame, 9216);
+	assert_string_equal(cfg.dpdk.lcores, "0,2-3");
+	assert_int_equal(cfg.dpdk.memory_bytes, 512ULL << 20);
+	assert_string_equal(cfg.dpdk.file_prefix, "podcap-full");
+	assert_int_equal(cfg.dpdk.nargs, 2);
+	assert_string_equal(cfg.dpdk.args[0], "--log-level=pmd.net.af_packet:8");
+	assert_string_equal(cfg.dpdk.args[1], "--no-telemetry");
+
+	/* declared order is kept: up1 first */
+	up1 = pc_config_find_uplink(&cfg, "up1");
+	up0 = pc_config_find_uplink(&cfg, "up0");
+	assert_int_equal(up1, 0);
+	assert_int_equal(up0, 1);
+	assert_int_equal(pc_config_find_uplink(&cfg, "up2"), -1);
+	assert_int_equal(pc_config_find_pod(&cfg, "pod-z"), -1);
+	assert_string_equal(cfg.uplinks[up0].pod_port, "net_af_packet0,iface=vpod0");
+	assert_string_equal(cfg.uplinks[up1].pod_port, "3b:00.0");
+	assert_int_equal(cfg.uplinks[up0].npods, 2);
+	assert_int_equal(cfg.uplinks[up1].npods, 1);
+
+	b = pod(&cfg, "pod-b");
+	assert_ptr_equal(b, &cfg.pods[0]);
+	assert_int_equal(b->uplink, up0);
+	assert_int_equal(b->gpus, 8);
+	assert_int_equal(b->limits.cap_bps, 10001);
+	/* 10 s at 10001 bit/s is 12501.25 bytes: rounded down */
+	assert_int_equal(b->limits.burst_bytes, 12501);
+	assert_int_equal(b->limits.mode, PC_MODE_SHAPE);
+	assert_int_equal(b->limits.queue_delay_ns, 1000000);
+	assert_int_equal(b->nprefixes, 2);
+	assert_int_equal(b->prefixes[0].family, 4);
+	assert_int_equal(b->prefixes[0].len, 26);
+	assert_memory_equal(b->prefixes[0].addr, "\x0a\x00\x00\x00", 4);
+	assert_int_equal(b->prefixes[1].family, 6);
+	assert_int_equal(b->prefixes[1].len, 64);
+	assert_memory_equal(b->prefixes[1].addr, v6, 16);
+	/* at the opening quote of "fd00:0:0:1::/64" */
+	assert_int_equal(b->prefixes[1].mark.line, 30);
+	assert_int_equal(b->prefixes[1].mark.col, 29);
+
+	a = pod(&cfg, "pod-a");
+	assert_int_equal(a->limits.cap_bps, 2500000000ULL);
+	assert_int_equal(a->limits.burst_bytes, 7500000000ULL);
+	assert_int_equal(a->limits.mode, PC_MODE_POLICE);
+	assert_int_equal(a->limits.queue_delay_ns, 10000000);
+	assert_int_equal(a->nprefixes, 2);
+	assert_memory_equal(a->prefixes[1].addr, "\xc0\xa8\x00\x00", 4);
+
+	/* a size burst in defaults stays a size at any cap */
+	c = pod(&cfg, "pod-c");
+	assert_int_equal(c->uplink, up1);
+	assert_int_equal(c->limits.cap_bps, 400000000000ULL);
+	assert_int_equal(c->limits.burst_bytes, 7500000000ULL);
+	assert_int_equal(c->nprefixes, 0);
+	pc_config_free(&cfg);
+}
+
+static void
+test_scalar_styles(void **state)
+{
+	struct pc_config cfg;
+	const struct pc_pod *p;
+
+	(void)state;
+	load_ok(GOOD_DIR "/scalar-styles.yaml", &cfg);
+	assert_string_equal(cfg.appliance_id, "123");
+	assert_string_equal(cfg.listen, "localhost:9180");
+	assert_string_equal(cfg.uplinks[0].name, "7");
+	assert_string_equal(cfg.uplinks[0].pod_port, "net_null0");
+	p = pod(&cfg, "0x1f");
+	assert_int_equal(p->gpus, 72);
+	assert_int_equal(p->limits.burst_bytes, 7500000000ULL);
+	pc_config_free(&cfg);
+}
+
+static void
+test_example_72gpu(void **state)
+{
+	static const char *const ids[] = { "pod-00", "pod-01", "pod-02", "pod-03" };
+	uint8_t d[PC_DIGEST_LEN];
+	char hex[2 * PC_DIGEST_LEN + 1];
+	struct pc_config cfg;
+	const struct pc_pod *p;
+	unsigned i;
+
+	(void)state;
+	load_ok(EXAMPLE, &cfg);
+	assert_int_equal(cfg.nuplinks, 2);
+	assert_int_equal(cfg.npods, 4);
+	assert_string_equal(cfg.uplinks[0].pod_port, "0000:3b:00.0");
+	for (i = 0; i < 4; i++) {
+		p = pod(&cfg, ids[i]);
+		assert_int_equal(p->gpus, 72);
+		assert_int_equal(p->uplink, i / 2);
+		assert_int_equal(p->nprefixes, 2);
+	}
+	assert_int_equal(cfg.uplinks[0].npods, 2);
+	assert_int_equal(cfg.uplinks[1].npods, 2);
+	assert_int_equal(pod(&cfg, "pod-00")->limits.burst_bytes, 7500000000ULL);
+	/* a duration burst follows the pod's own cap: 60 s at 2 Gbit/s */
+	p = pod(&cfg, "pod-03");
+	assert_int_equal(p->limits.cap_bps, 2000000000ULL);
+	assert_int_equal(p->limits.burst_bytes, 15000000000ULL);
+	/* docs/config.md quotes this digest */
+	pc_config_digest(&cfg, d);
+	pc_hex(d, sizeof(d), hex);
+	assert_string_equal(hex, "5010667da43bf3a9a75f0e6714eca3af"
+			    "f7e148c54aef20b8b1f911fac96b4106");
+	pc_config_free(&cfg);
+}
+
+static void
+digest_of(const char *path, uint8_t d[PC_DIGEST_LEN], char **text)
+{
+	struct pc_config cfg;
+
+	load_ok(path, &cfg);
+	pc_config_digest(&cfg, d);
+	*text = canonical(&cfg);
+	pc_config_free(&cfg);
+}
+
+static void
+test_digest_invariance(void **state)
+{
+	uint8_t a[PC_DIGEST_LEN], b[PC_DIGEST_LEN], c[PC_DIGEST_LEN];
+	char *ta, *tb, *tc;
+
+	(void)state;
+	digest_of(GOOD_DIR "/invariance-a.yaml", a, &ta);
+	digest_of(GOOD_DIR "/invariance-b.yaml", b, &tb);
+	digest_of(GOOD_DIR "/invariance-cap.yaml", c, &tc);
+	assert_string_equal(ta, tb);
+	assert_memory_equal(a, b, PC_DIGEST_LEN);
+	assert_string_not_equal(ta, tc);
+	assert_memory_not_equal(a, c, PC_DIGEST_LEN);
+	free(ta);
+	free(tb);
+	free(tc);
+}
+
+/* docs/config.md shows this text; b2sum -l 256 gives the digest */
+static const char full_canonical[] =
+	"podcap-podmap-v1\n"
+	"appliance full.test_1\n"
+	"window_ns 1500000000\n"
+	"max_frame 9216\n"
+	"uplink up0\n"
+	"pod_port net_af_packet0,iface=vpod0\n"
+	"fabric_port net_af_packet1,iface=vfab0\n"
+	"uplink up1\n"
+	"pod_port 0000:3b:00.0\n"
+	"fabric_port 0000:3b:00.1\n"
+	"pod pod-a\n"
+	"gpus 0\n"
+	"uplink up0\n"
+	"cap_bps 2500000000\n"
+	"burst_bytes 7500000000\n"
+	"mode police\n"
+	"queue_delay_ns 10000000\n"
+	"prefix 10.0.0.64/26\n"
+	"prefix 192.168.0.0/16\n"
+	"pod pod-b\n"
+	"gpus 8\n"
+	"uplink up0\n"
+	"cap_bps 10001\n"
+	"burst_bytes 12501\n"
+	"mode shape\n"
+	"queue_delay_ns 1000000\n"
+	"prefix 10.0.0.0/26\n"
+	"prefix fd00:0:0:1::/64\n"
+	"pod pod-c\n"
+	"gpus 0\n"
+	"uplink up1\n"
+	"cap_bps 400000000000\n"
+	"burst_bytes 7500000000\n"
+	"mode police\n"
+	"queue_delay_ns 10000000\n";
+
+static const char full_digest[] =
+	"b7bb51153d7747ebb851781d527113575011e01cad5b95dfd89244b33b881891";
+
+static void
+test_canonical_bytes(void **state)
+{
+	uint8_t d[PC_DIGEST_LEN];
+	char hex[2 * PC_DIGEST_LEN + 1], small[11], *text;
+	struct pc_config cfg;
+	size_t n;
+
+	(void)state;
+	load_ok(GOOD_DIR "/full.yaml", &cfg);
+	text = canonical(&cfg);
+	assert_string_equal(text, full_canonical);
+	pc_config_digest(&cfg, d);
+	pc_hex(d, sizeof(d), hex);
+	assert_string_equal(hex, full_digest);
+
+	/* too small a buffer: truncated, NUL-terminated, same length returned */
+	n = strlen(full_canonical);
+	memset(small, 'x', sizeof(small));
+	assert_int_equal(pc_config_canonical(&cfg, small, sizeof(small)), n);
+	assert_string_equal(small, "podcap-pod");
+	assert_int_equal(pc_config_canonical(&cfg, NULL, 0), n);
+	free(text);
+	pc_config_free(&cfg);
+}
+
+static void
+test_error_print(void **state)
+{
+	const char *path = BAD_DIR "/duplicate-pod-id.yaml";
+	struct pc_config cfg;
+	struct pc_error err;
+	char *text, *want;
+
+	(void)state;
+	assert_int_equal(pc_config_load(path, &cfg, &err), -1);
+	assert_int_equal(err.mark.line, 15);
+	assert_int_equal(err.mark.col, 9);
+	text = printed(&err);
+	assert_true(asprintf(&want, "%s:15:9: duplicate pod id 'pod-00' "
+			     "(first declared at 9:9)\n"
+			     "  - id: pod-00\n"
+			     "        ^\n", path) > 0);
+	assert_string_equal(text, want);
+	free(text);
+	free(want);
+}
+
+static void
+test_error_print_alignment(void **state)
+{
+	struct pc_error err;
+	char *text;
+
+	(void)state;
+	memset(&err, 0, sizeof(err));
+	snprintf(err.file, sizeof(err.file), "map.yaml");
+	snprintf(err.msg, sizeof(err.msg), "bad");
+	/* a tab stays a tab; a two-byte character is one column */
+	snprintf(err.line_text, sizeof(err.line_text), "\tid: caf\xc3\xa9 x");
+	err.mark.line = 3;
+	err.mark.col = 11;
+	text = printed(&err);
+	assert_string_equal(text, "map.yaml:3:11: bad\n"
+			    "\tid: caf\xc3\xa9 x\n"
+			    "\t         ^\n");
+	free(text);
+
+	/* no position: no source line either */
+	err.mark.line = 0;
+	err.mark.col = 0;
+	text = printed(&err);
+	assert_string_equal(text, "map.yaml: bad\n");
+	free(text);
+}
+
+static const char small_map[] =
+	"appliance: {id: buf}\n"
+	"uplinks: [{name: up0, pod_port: net_null0, fabric_port: net_null1}]\n"
+	"pods: [{id: p0, uplink: up0}]\n";
+
+static void
+test_load_buffer(void **state)
+{
+	struct pc_config cfg;
+	struct pc_error err;
+	char *text;
+
+	(void)state;
+	assert_int_equal(pc_config_load_buffer("inline", small_map,
+					       strlen(small_map), &cfg, &err), 0);
+	assert_string_equal(cfg.path, "inline");
+	assert_string_equal(cfg.pods[0].id, "p0");
+	pc_config_free(&cfg);
+	pc_config_free(&cfg);
+
+	/* only `len` bytes count: cut off before "pods" */
+	assert_int_equal(pc_config_load_buffer("inline", small_map,
+					       strstr(small_map, "pods") - small_map,
+					       &cfg, &err), -1);
+	text = printed(&err);
+	assert_string_equal(text, "inline:1:1: missing key 'pods' at the top level\n"
+			    "appliance: {id: buf}\n"
+			    "^\n");
+	free(text);
+}
+
+static void
+test_missing_file(void **state)
+{
+	struct pc_config cfg;
+	struct pc_error err;
+	char *text;
+
+	(void)state;
+	assert_int_equal(pc_config_load("/nonexistent/podmap.yaml", &cfg, &err), -1);
+	assert_int_equal(err.mark.line, 0);
+	text = printed(&err);
+	assert_string_equal(text, "/nonexistent/podmap.yaml: cannot open: "
+			    "No such file or directory\n");
+	free(text);
+}
+
+/*
+ * A map of `npods` pods with `nprefixes` /30s each on one uplink. With
+ * `overlap`, the last pod's last prefix falls inside the first pod's first.
+ */
+static char *
+generated_map(unsigned npods, unsigned nprefixes, bool overlap)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	unsigned i, k, n = 0;
+
+	assert_non_null(f);
+	fprintf(f, "appliance: {id: big}\n"
+		"uplinks: [{name: up0, pod_port: net_null0, fabric_port: net_null1}]\n"
+		"pods:\n");
+	for (i = 0; i < npods; i++) {
+		fprintf(f, "  - {id: p%u, uplink: up0, prefixes: [", i);
+		for (k = 0; k < nprefixes; k++, n++) {
+			if (overlap && i == npods - 1 && k == nprefixes - 1)
+				n = 0;
+			fprintf(f, "%s10.%u.%u.%u/%u", k ? ", " : "",
+				n >> 14 & 255, n >> 6 & 255, (n & 63) * 4,
+				overlap && n == 0 && i > 0 ? 31 : 30);
+		}
+		fprintf(f, "]}\n");
+	}
+	fclose(f);
+	return text;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+test_limits(void **state)
+{
+	struct pc_config cfg;
+	struct pc_error err;
+	char *text, *msg;
+	double t;
+
+	(void)state;
+	/* the largest map allowed loads, and quickly */
+	text = generated_map(PC_MAX_PODS, PC_MAX_PREFIXES, false);
+	t = now_s();
+	assert_int_equal(pc_config_load_buffer("max", text, strlen(text), &cfg,
+					       &err), 0);
+	t = now_s() - t;
+	print_message("%u pods x %u prefixes loaded in %.3f s\n", PC_MAX_PODS,
+		      PC_MAX_PREFIXES, t);
+	assert_int_equal(cfg.npods, PC_MAX_PODS);
+	assert_int_equal(cfg.pods[PC_MAX_PODS - 1].nprefixes, PC_MAX_PREFIXES);
+	pc_config_free(&cfg);
+	free(text);
+
+	/* one overlap among 262144 prefixes is found and named */
+	text = generated_map(PC_MAX_PODS, PC_MAX_PREFIXES, true);
+	assert_int_equal(pc_config_load_buffer("max", text, strlen(text), &cfg,
+					       &err), -1);
+	assert_int_equal(err.mark.line, 3 + PC_MAX_PODS);
+	assert_string_equal(err.msg, "prefix 10.0.0.0/31 overlaps 10.0.0.0/30 "
+			    "of pod 'p0' (4:38)");
+	free(text);
+
+	/* one pod too many */
+	text = generated_map(PC_MAX_PODS + 1, 1, false);
+	assert_int_equal(pc_config_load_buffer("max", text, strlen(text), &cfg,
+					       &err), -1);
+	assert_int_equal(err.mark.line, 4 + PC_MAX_PODS);
+	assert_int_equal(err.mark.col, 5);
+	assert_true(asprintf(&msg, "too many pods (at most %d)", PC_MAX_PODS) > 0);
+	assert_string_equal(err.msg, msg);
+	free(msg);
+	free(text);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_corpus),
+		cmocka_unit_test(test_good_corpus),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_scalar_styles),
+		cmocka_unit_test(test_example_72gpu),
+		cmocka_unit_test(test_digest_invariance),
+		cmocka_unit_test(test_canonical_bytes),
+		cmocka_unit_test(test_error_print),
+		cmocka_unit_test(test_error_print_alignment),
+		cmocka_unit_test(test_load_buffer),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_limits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcap-verify: checks a podcap log as someone who does not trust the
+ * operator who runs it.
+ *
+ *   podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)
+ *                 [--pod-map FILE] [--state FILE] [--json]
+ *
+ * Exit status: 0 when every check holds, 1 when one fails, 2 for usage or
+ * I/O errors (unreachable server, unreadable files). Links the core
+ * library, libsodium and libcurl only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <sodium.h>
+
+#include "podcap/config.h"
+#include "podcap/keys.h"
+#include "podcap/ledger.h"
+#include "podcap/note.h"
+#include "podcap/record.h"
+#include "podcap/verify.h"
+
+#define CHUNK 1000                         /* records per /v1/records request */
+#define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
+
+struct opts {
+	const char *key;
+	const char *url;
+	const char *ledger;
+	const char *pod_map;
+	const char *state;
+	bool json;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n"
+		"                     [--pod-map FILE] [--state FILE] [--json]\n");
+}
+
+static void
+die_io(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+die_io(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("podcap-verify: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* ---- HTTP ---- */
+
+struct body {
+	uint8_t *p;
+	size_t len, cap;
+	bool too_big;
+};
+
+static size_t
+on_data(char *data, size_t size, size_t n, void *arg)
+{
+	struct body *b = arg;
+	size_t add = size * n;
+
+	if (add > MAX_BODY - b->len) {
+		b->too_big = true;
+		return 0;
+	}
+	if (b->len + add + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 65536;
+		while (cap < b->len + add + 1)
+			cap *= 2;
+		uint8_t *p = realloc(b->p, cap);
+		if (p == NULL)
+			return 0;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, add);
+	b->len += add;
+	b->p[b->len] = '\0';
+	return add;
+}
+
+/* GETs base + path; the body on 200, exits 2 otherwise. */
+static void
+http_get(CURL *curl, const char *base, const char *path, struct body *b)
+{
+	char url[2048];
+	long status = 0;
+
+	snprintf(url, sizeof(url), "%s%s", base, path);
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, b);
+	CURLcode rc = curl_easy_perform(curl);
+	if (b->too_big)
+		die_io("%s: response larger than %zu bytes", url, MAX_BODY);
+	if (rc != CURLE_OK)
+		die_io("%s: %s", url, curl_easy_strerror(rc));
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 200)
+		die_io("%s: HTTP status %ld", url, status);
+	if (b->p == NULL) {
+		b->p = calloc(1, 1);
+		if (b->p == NULL)
+			die_io("out of memory");
+	}
+}
+
+static CURL *
+http_open(void)
+{
+	CURL *curl;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || (curl = curl_easy_init()) == NULL)
+		die_io("cannot initialise libcurl");
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 600L);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "podcap-verify");
+	return curl;
+}
+
+static void
+verify_url(struct pc_verify *v, const char *url_arg)
+{
+	char base[1024], path[128];
+	struct body b = { 0 };
+	size_t n = strlen(url_arg);
+
+	while (n > 0 && url_arg[n - 1] == '/')
+		n--;
+	if (n == 0 || n >= sizeof(base))
+		die_io("bad --url");
+	memcpy(base, url_arg, n);
+	base[n] = '\0';
+
+	CURL *curl = http_open();
+	http_get(curl, base, "/v1/checkpoint", &b);
+	if (pc_verify_checkpoint(v, (const char *)b.p, b.len) == 0) {
+		uint64_t size = pc_verify_size(v), from = 0;
+
+		while (from < size) {
+			uint64_t count = size - from < CHUNK ? size - from : CHUNK, got = 0;
+
+			snprintf(path, sizeof(path), "/v1/records?from=%" PRIu64 "&count=%" PRIu64,
+				 from, count);
+			http_get(curl, base, path, &b);
+			for (size_t off = 0; off < b.len && got < count; got++) {
+				if (b.len - off < 4)
+					die_io("%s%s: malformed response", base, path);
+				uint32_t len = (uint32_t)b.p[off] << 24 | (uint32_t)b.p[off + 1] << 16 |
+				    (uint32_t)b.p[off + 2] << 8 | b.p[off + 3];
+				if (len > PC_RECORD_MAX || b.len - off - 4 < len)
+					die_io("%s%s: malformed response", base, path);
+				pc_verify_record(v, b.p + off + 4, len, NULL);
+				off += 4 + (size_t)len;
+			}
+			if (got == 0)
+				break;   /* the server has no more: reported as missing records */
+			from += got;
+		}
+		uint64_t old = pc_verify_trusted_size(v);
+		if (old > 0 && old < size) {
+			uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
+			size_t np = 0;
+			char *save = NULL;
+
+			snprintf(path, sizeof(path), "/v1/proof/consistency?old=%" PRIu64 "&new=%" PRIu64,
+				 old, size);
+			http_get(curl, base, path, &b);
+			for (char *line = strtok_r((char *)b.p, "\n", &save); line != NULL;
+			     line = strtok_r(NULL, "\n", &save)) {
+				size_t bin;
+				if (np == PC_MAX_PROOF ||
+				    sodium_base642bin(proof[np], PC_HASH_LEN, line, strlen(line), NULL,
+						      &bin, NULL, sodium_base64_VARIANT_ORIGINAL) != 0 ||
+				    bin != PC_HASH_LEN)
+					die_io("%s%s: malformed proof", base, path);
+				np++;
+			}
+			pc_verify_consistency(v, (const uint8_t(*)[PC_HASH_LEN])proof, np);
+		}
+	}
+	free(b.p);
+	curl_easy_cleanup(curl);
+	curl_global_cleanup();
+}
+
+/* ---- ledger directory ---- */
+
+static void
+verify_ledger(struct pc_verify *v, const char *dir)
+{
+	char err[512], note[PC_NOTE_MAX + 1];
+	struct pc_ledger *l = pc_ledger_open_ro(dir, err, sizeof(err));
+
+	if (l == NULL)
+		die_io("%s", err);
+	long n = pc_ledger_checkpoint(l, note, sizeof(note));
+	if (n <= 0)
+		die_io("ledger %s has no checkpoint to verify", dir);
+	if (pc_verify_checkpoint(v, note, (size_t)n) == 0) {
+		uint64_t size = pc_verify_size(v), have = pc_ledger_size(l);
+		uint8_t *buf = malloc(PC_RECORD_MAX), leaf[PC_HASH_LEN];
+
+		if (buf == NULL)
+			die_io("out of memory");
+		for (uint64_t i = 0; i < size && i < have; i++) {
+			long len = pc_ledger_record(l, i, buf, PC_RECORD_MAX);
+			if (len < 0)
+				die_io("%s: record %" PRIu64 ": %s", dir, i, strerror(errno));
+			bool stored = pc_ledger_leaf(l, i, leaf) == 0;
+			pc_verify_record(v, buf, (size_t)len, stored ? leaf : NULL);
+		}
+		free(buf);
+	}
+	pc_ledger_close(l);
+}
+
+/* ---- the state file ---- */
+
+/* Reads the state file into buf; its length, or 0 if it does not exist. */
+static size_t
+read_state(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL && errno == ENOENT)
+		return 0;
+	if (f == NULL)
+		die_io("%s: %s", path, strerror(errno));
+	size_t n = fread(buf, 1, len, f);
+	if (ferror(f) || n == len)
+		die_io("%s: unreadable or too large", path);
+	fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+static void
+write_state(const char *path, const char *note, size_t len)
+{
+	char tmp[4096], dirbuf[4096];
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		die_io("%s: path too long", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die_io("%s: %s", tmp, strerror(errno));
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, note + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			die_io("%s: %s", tmp, strerror(errno));
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
+		die_io("%s: %s", path, strerror(errno));
+	snprintf(dirbuf, sizeof(dirbuf), "%s", path);
+	int dfd = open(dirname(dirbuf), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd) < 0)
+		die_io("%s: %s", path, strerror(errno));
+	close(dfd);
+}
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option opts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "url", required_argument, NULL, 'u' },
+		{ "ledger", required_argument, NULL, 'l' },
+		{ "pod-map", required_argument, NULL, 'p' },
+		{ "state", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			o->key = optarg;
+			break;
+		case 'u':
+			o->url = optarg;
+			break;
+		case 'l':
+			o->ledger = optarg;
+			break;
+		case 'p':
+			o->pod_map = optarg;
+			break;
+		case 's':
+			o->state = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind != argc || o->key == NULL || (o->url == NULL) == (o->ledger == NULL)) {
+		usage(stderr);
+		exit(2);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct pc_verifier_key key;
+	struct pc_config cfg;
+	struct pc_error perr;
+	char err[512], state[PC_NOTE_MAX + 1];
+	size_t state_len = 0;
+
+	parse_args(argc, argv, &o);
+	if (sodium_init() < 0)
+		die_io("cannot initialise libsodium");
+	if (pc_verifier_key_load(o.key, &key, err, sizeof(err)) < 0)
+		die_io("%s", err);
+	if (o.pod_map != NULL && pc_config_load(o.pod_map, &cfg, &perr) < 0) {
+		pc_error_print(&perr, stderr);
+		return 2;
+	}
+	struct pc_verify *v = pc_verify_new(&key, o.pod_map ? &cfg : NULL);
+	if (v == NULL)
+		die_io("out of memory");
+	if (o.state != NULL) {
+		state_len = read_state(o.state, state, sizeof(state));
+		if (state_len > 0 && pc_verify_trusted(v, state, state_len, err, sizeof(err)) < 0)
+			die_io("%s: the trusted checkpoint does not verify: %s", o.state, err);
+	}
+	if (o.ledger != NULL)
+		verify_ledger(v, o.ledger);
+	else
+		verify_url(v, o.url);
+	int rc = pc_verify_finish(v);
+	if (o.json)
+		pc_verify_print_json(v, stdout);
+	else
+		pc_verify_print_text(v, stdout);
+	if (fflush(stdout) != 0)
+		die_io("stdout: %s", strerror(errno));
+	if (rc == 0 && o.state != NULL) {
+		size_t len;
+		const char *note = pc_verify_checkpoint_note(v, &len);
+		write_state(o.state, note, len);
+	}
+	pc_verify_free(v);
+	if (o.pod_map != NULL)
+		pc_config_free(&cfg);
+	return rc;
+}
