@@ -9,14 +9,12 @@ order, that every other frame is counted with its reason, and that the
 capped pod's passed bytes stay within burst + cap x T.
 """
 import os
-import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon import Checks, Podcapd, window_totals  # noqa: E402
 from frames import (ETH_ARP, ETH_IPV4, ETH_IPV6, arp, eth, ipv4_packet,  # noqa: E402
                     ipv6_packet, read_pcap, write_pcap)
 
@@ -26,11 +24,6 @@ CAP_B_BPS = 100_000_000
 BURST_B = 20000
 
 CONFIG = """\
-appliance:
-  id: itest
-  signing_key: {d}/appliance.key
-  ledger: {d}/ledger
-  listen: 127.0.0.1:0
 window: 1s
 defaults:
   cap: 100Gbps
@@ -94,73 +87,26 @@ def build_inputs():
     return up, down, exp
 
 
-def parse_windows(text):
-    tot = {}
-    for line in text.splitlines():
-        m = re.match(r"window \S+ (\S+) (up|down) passed (\d+) (\d+) dropped (\d+) (\d+) ", line)
-        if m:
-            k = (m[1], m[2])
-            t = tot.setdefault(k, [0, 0, 0, 0])
-            for i in range(4):
-                t[i] += int(m[3 + i])
-            continue
-        m = re.match(r"window \S+ uplink (\S+) (up|down) unmapped (\d+) (\d+) malformed (\d+) (\d+)", line)
-        if m:
-            t = tot.setdefault(("uplink", m[2]), [0, 0, 0, 0])
-            for i in range(4):
-                t[i] += int(m[3 + i])
-    return tot
-
-
-failures = []
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
-
-
 def main():
     up, down, exp = build_inputs()
+    check = Checks()
     with tempfile.TemporaryDirectory(prefix="podcap-itest-") as d:
         write_pcap(f"{d}/in_pod.pcap", up)
         write_pcap(f"{d}/in_fab.pcap", down)
-        subprocess.run([KEYGEN, "--out", f"{d}/appliance.key", "--name", "podcap/itest"],
-                       check=True, stdout=subprocess.DEVNULL)
-        with open(f"{d}/podmap.yaml", "w") as f:
-            f.write(CONFIG.format(d=d, pid=os.getpid(), burst=BURST_B))
-        out = open(f"{d}/stdout", "w+")
-        err = open(f"{d}/stderr", "w+")
-        t0 = time.monotonic()
-        p = subprocess.Popen([PODCAPD, "--config", f"{d}/podmap.yaml"], stdout=out, stderr=err)
-        deadline = time.time() + 60
-        while time.time() < deadline and p.poll() is None:
-            err.seek(0)
-            if "forwarding" in err.read():
-                break
-            time.sleep(0.1)
-        if p.poll() is not None:
-            err.seek(0)
-            log = err.read()
-            print(log)
-            if os.geteuid() != 0 and "EAL" in log:
-                print("SKIP: DPDK cannot start here without root")
-                return 77
+        pd = Podcapd(PODCAPD, KEYGEN, d, "itest")
+        pd.write_config(pd.appliance_yaml() + CONFIG.format(d=d, pid=os.getpid(), burst=BURST_B))
+        if not pd.start():
+            print(pd.log())
             return 1
         time.sleep(2.5)
-        p.send_signal(signal.SIGTERM)
-        rc = p.wait(timeout=30)
-        elapsed = time.monotonic() - t0
-        out.seek(0)
-        text = out.read()
-        err.seek(0)
-        log = err.read()
+        rc = pd.stop()
+        text = pd.stdout()
+        log = pd.log()
         check(rc == 0, f"podcapd exits 0 on SIGTERM (got {rc})")
         out_fab = read_pcap(f"{d}/out_fab.pcap")
         out_pod = read_pcap(f"{d}/out_pod.pcap")
 
-    tot = parse_windows(text)
+    tot = window_totals(text)
     a_fab = [f for f in out_fab if f not in exp["b_up"]]
     a_pod = [f for f in out_pod if f not in exp["b_down"]]
     check(a_fab == exp["a_up"], f"pod-a up: the {len(exp['a_up'])} frames come out on the fabric "
@@ -193,10 +139,9 @@ def main():
     unexpected = [f for f in out_fab + out_pod
                   if f in exp["unmapped_up"] + exp["unmapped_down"] + exp["malformed_up"] + exp["malformed_down"]]
     check(not unexpected, "no unmapped or malformed frame crosses")
-    if failures:
+    if check.failures:
         print("--- podcapd stdout\n" + text + "--- podcapd stderr\n" + log)
-    print(f"{len(failures) == 0 and 'PASS' or 'FAIL'}: {len(failures)} failed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 sys.exit(main())

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Runs podcapd for a test: a key, a ledger, a pod map, its output."""
+import os
+import re
+import signal
+import subprocess
+import time
+
+
+class Podcapd:
+    def __init__(self, podcapd, keygen, workdir, appliance_id):
+        self.podcapd = podcapd
+        self.dir = workdir
+        self.id = appliance_id
+        self.key = f"{workdir}/appliance.key"
+        self.ledger = f"{workdir}/ledger"
+        self.config = f"{workdir}/podmap.yaml"
+        self.proc = None
+        if not os.path.exists(self.key):
+            subprocess.run([keygen, "--out", self.key, "--name", f"podcap/{appliance_id}"],
+                           check=True, stdout=subprocess.DEVNULL)
+
+    def appliance_yaml(self, listen="127.0.0.1:0"):
+        return (f"appliance:\n  id: {self.id}\n  signing_key: {self.key}\n"
+                f"  ledger: {self.ledger}\n  listen: {listen}\n")
+
+    def write_config(self, text):
+        tmp = self.config + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, self.config)
+
+    def start(self, timeout=60):
+        self.out = open(f"{self.dir}/stdout", "a+")
+        self.err = open(f"{self.dir}/stderr", "a+")
+        self.err_mark = self.err.seek(0, os.SEEK_END)
+        self.proc = subprocess.Popen([self.podcapd, "--config", self.config],
+                                     stdout=self.out, stderr=self.err)
+        return self.wait_log("forwarding", timeout)
+
+    def log(self):
+        self.err.flush()
+        with open(f"{self.dir}/stderr") as f:
+            return f.read()
+
+    def stdout(self):
+        self.out.flush()
+        with open(f"{self.dir}/stdout") as f:
+            return f.read()
+
+    def wait_log(self, text, timeout):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with open(f"{self.dir}/stderr") as f:
+                f.seek(self.err_mark)
+                if text in f.read():
+                    return True
+            if self.proc.poll() is not None:
+                return False
+            time.sleep(0.05)
+        return False
+
+    def port(self):
+        m = re.search(r"verifier endpoint on \S+ \(port (\d+)\)", self.log()[self.err_mark:])
+        return int(m[1]) if m else None
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self, timeout=30):
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return -9
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def window_totals(text):
+    """Sums of the per-window lines: {(pod, dir): [pass_B, pass_F, drop_B, drop_F]}."""
+    tot = {}
+    for line in text.splitlines():
+        m = re.match(r"window \S+ (\S+) (up|down) passed (\d+) (\d+) dropped (\d+) (\d+) ", line)
+        if m:
+            t = tot.setdefault((m[1], m[2]), [0, 0, 0, 0])
+            for i in range(4):
+                t[i] += int(m[3 + i])
+            continue
+        m = re.match(r"window \S+ uplink (\S+) (up|down) unmapped (\d+) (\d+) malformed (\d+) (\d+)", line)
+        if m:
+            t = tot.setdefault(("uplink", m[2]), [0, 0, 0, 0])
+            for i in range(4):
+                t[i] += int(m[3 + i])
+    return tot
+
+
+class Checks:
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, cond, what):
+        print(("ok    " if cond else "FAIL  ") + what, flush=True)
+        if not cond:
+            self.failures.append(what)
+        return cond
+
+    def finish(self):
+        print(f"{'PASS' if not self.failures else 'FAIL'}: {len(self.failures)} failed")
+        return 1 if self.failures else 0
