@@ -4,6 +4,7 @@
  * (tests/vectors) and the tamper tests.
  *
  *   podcap-ledger-gen --key KEY --pod-map FILE --out DIR [--reload-map FILE] [--over-cap]
+ *                     [--records N]
  *
  * Every value is a function of the pod map and the window index (fixed
  * times from 2024-01-01T00:00:00Z, fixed build id), and Ed25519 signatures
@@ -13,7 +14,8 @@
  * the same map again); WINDOW x2; STOP; START after 2 windows down;
  * WINDOW x3; then a checkpoint over all of it. --over-cap makes the second
  * window pass three times what the cap allows (signed all the same), for
- * tests of the envelope check.
+ * tests of the envelope check. --records N keeps only the first N records:
+ * an earlier checkpoint of the same log, for tests of the trusted state.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,6 +43,7 @@ struct gen {
 	uint8_t digest[PC_DIGEST_LEN];
 	uint8_t build_id[32];
 	bool over_cap;
+	uint64_t limit;                  /* records to write */
 	uint8_t *buf;
 };
 
@@ -48,7 +51,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: podcap-ledger-gen --key KEY --pod-map FILE --out DIR "
-		"[--reload-map FILE] [--over-cap]\n");
+		"[--reload-map FILE] [--over-cap] [--records N]\n");
 }
 
 static uint64_t
@@ -75,6 +78,8 @@ put(struct gen *g, const struct pc_record *r)
 {
 	size_t n = pc_record_encode(r, g->buf, PC_RECORD_MAX);
 
+	if (pc_ledger_size(g->l) >= g->limit)
+		return 0;
 	if (n == 0) {
 		fprintf(stderr, "podcap-ledger-gen: cannot encode a %s record\n",
 			pc_record_type_name(r->type));
@@ -272,11 +277,13 @@ main(int argc, char **argv)
 		{ "reload-map", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "over-cap", no_argument, NULL, 'x' },
+		{ "records", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *key_path = NULL, *map_path = NULL, *reload_path = NULL, *out = NULL;
-	struct gen g = { 0 };
+	struct gen g = { .limit = UINT64_MAX };
+	char *end;
 	struct pc_config cfg, cfg2;
 	char err[512], origin[PC_KEY_NAME_LEN];
 	struct stat st;
@@ -298,6 +305,14 @@ main(int argc, char **argv)
 			break;
 		case 'x':
 			g.over_cap = true;
+			break;
+		case 'n':
+			errno = 0;
+			g.limit = strtoull(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg || g.limit == 0) {
+				fprintf(stderr, "podcap-ledger-gen: --records wants a positive number\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);

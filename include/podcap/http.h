@@ -34,7 +34,7 @@ struct pc_http_ops {
 };
 
 #define PC_HTTP_MAX_RECORDS 1000       /* records per /v1/records response */
-#define PC_HTTP_MAX_CONNECTIONS 256     /* each costs at most 16 KiB of request memory */
+#define PC_HTTP_MAX_CONNECTIONS 256    /* each holds at most 16 KiB of request memory */
 #define PC_HTTP_MAX_PER_CLIENT 8       /* connections from one address */
 #define PC_HTTP_IDLE_TIMEOUT 10        /* seconds */
 

@@ -27,7 +27,11 @@ struct pc_checkpoint {
 	char extra[1024];   /* extension lines after the third, each ending in \n; "" if none */
 };
 
-/* Body text of a checkpoint; returns its length, or 0 if buf is too small. */
+/*
+ * Body text of a checkpoint; returns its length, or 0 if buf is too small or
+ * cp would not parse back (empty origin or one with a newline, extension
+ * lines that are empty or not newline-terminated).
+ */
 size_t pc_checkpoint_body(const struct pc_checkpoint *cp, char *buf, size_t len);
 int pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp, const char **why);
 
@@ -45,8 +49,8 @@ void pc_note_sign_body(const struct pc_signer_key *k, const char *body, size_t b
 /*
  * Verifies a signed note against vk: 0 when a signature line with vk's name
  * and id verifies; else -1 with *why ("no signature by key X", "bad
- * signature", "malformed note"). On success *body_len is the body's length
- * (the body is note[0..body_len)).
+ * signature", "malformed note"; valid until the thread's next call). On
+ * success *body_len is the body's length (the body is note[0..body_len)).
  */
 int pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
 		   size_t *body_len, const char **why);

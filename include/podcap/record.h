@@ -46,7 +46,8 @@ struct pc_record {
 	uint64_t time_ns;                  /* UTC ns when the record was made */
 	uint64_t window_start_ns;          /* UTC ns, a multiple of window_len_ns */
 	uint64_t window_len_ns;
-	uint64_t window_count;             /* WINDOW: 1; GAP: windows missed; others: 0 */
+	uint64_t window_count;             /* WINDOW: windows covered, 1 unless the control
+					      thread fell behind; GAP: windows missed; others: 0 */
 	uint8_t podmap_digest[PC_DIGEST_LEN];
 	uint8_t build_id[32];              /* BLAKE2b-256 of the podcapd executable */
 	uint32_t npods;

@@ -279,7 +279,8 @@ open_key_file(const char *path, struct stat *st, char *err, size_t errlen)
 {
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO at the path must fail the regular-file check, not hang. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		errf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;

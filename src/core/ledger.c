@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "podcap/config.h"
@@ -651,6 +650,15 @@ pc_ledger_open(const char *dir, const char *origin, char *err, size_t errlen)
 	}
 	if (claim_origin(l, origin, err, errlen) < 0 || open_files(l, err, errlen) < 0)
 		goto fail;
+	/*
+	 * A writer that died before its fdatasync may have left records in the
+	 * page cache only; they must be durable before the hashes file (which
+	 * the scan repairs) can list them.
+	 */
+	if (fsync(l->recfd) < 0) {
+		set_err(err, errlen, "%s/records: %s", dir, strerror(errno));
+		goto fail;
+	}
 	unlinkat(l->dirfd, "checkpoint.tmp", 0);
 	if (load_checkpoint(l, &s, err, errlen) < 0)
 		goto fail;

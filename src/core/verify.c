@@ -153,6 +153,7 @@ struct pc_verify {
 	uint64_t nfails;
 	struct pc_verify_event *events;
 	uint64_t nevents;
+	struct pc_verify_event discard;  /* events past the ones kept */
 	bool finished;
 };
 
@@ -384,9 +385,8 @@ fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struct pc
 static struct pc_verify_event *
 event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index, const struct pc_record *r)
 {
-	static struct pc_verify_event discard;
 	uint64_t n = v->nevents++;
-	struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &discard;
+	struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &v->discard;
 
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
@@ -651,7 +651,8 @@ account_pod(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 	    const struct pc_record_pod *p, uint32_t sum)
 {
 	struct podsum *ps = &v->pods[sum];
-	u128 cap_window = (u128)p->cap_bps * r->window_len_ns; /* bit-ns in one window */
+	uint64_t dur = r->window_len_ns * r->window_count;   /* cannot overflow: decoded */
+	u128 cap_window = (u128)p->cap_bps * dur;             /* bit-ns in the window */
 
 	for (int d = 0; d < PC_DIR_COUNT; d++) {
 		const struct pc_pod_ctr *c = &p->dir[d];
@@ -678,8 +679,8 @@ account_pod(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 		/* 99% of the cap: 100 x 8e9 x bytes >= 99 x cap x ns, in 128 bits */
 		if (cap_window < ((u128)1 << 120) && scaled * 100 >= cap_window * 99)
 			t->at_cap++;
-		env_step(v, ps, d, index, r->window_start_ns, r->window_len_ns, c->pass_bytes,
-			 p->cap_bps, p->burst_bytes);
+		env_step(v, ps, d, index, r->window_start_ns, dur, c->pass_bytes, p->cap_bps,
+			 p->burst_bytes);
 	}
 }
 
@@ -856,7 +857,7 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	if (!require_running(v, index, r) || !check_contiguous(v, index, r))
 		return;
-	v->cursor_ns = r->window_start_ns + r->window_len_ns;
+	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
 	if (memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0) {
 		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window under a pod map digest other "
 		     "than the one in force since record %" PRIu64, v->inforce_record);
@@ -875,7 +876,7 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 			     v->inforce_record, v->inforce[i].id);
 			return;
 		}
-	v->nwindows++;
+	v->nwindows += r->window_count;
 	if (v->podmap != NULL && !v->podmap_reported &&
 	    memcmp(r->podmap_digest, v->podmap_digest, PC_DIGEST_LEN) != 0) {
 		char a[2 * PC_DIGEST_LEN + 1], b[2 * PC_DIGEST_LEN + 1];
@@ -891,15 +892,18 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	account_links(v, r);
 }
 
+/* A gap may also stand for the time down between a STOP and the next START. */
 static void
 on_gap(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
-	if (!require_running(v, index, r) || !check_contiguous(v, index, r))
-		return;
-	if (r->window_count > (UINT64_MAX - r->window_start_ns) / r->window_len_ns) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "gap runs past the end of time");
+	bool stopped = v->stopped;
+
+	v->stopped = false;
+	if (!require_running(v, index, r) || !check_contiguous(v, index, r)) {
+		v->stopped = stopped;
 		return;
 	}
+	v->stopped = stopped;
 	struct pc_verify_event *e = event(v, PC_VE_GAP, index, r);
 	e->windows = r->window_count;
 	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
@@ -1249,6 +1253,9 @@ print_pods_text(const struct pc_verify *v, FILE *f)
 	size_t row = 0;
 	char a[48], b[48], c[40], s[32];
 
+	if (v->npods == 0)
+		return;
+	fputc('\n', f);
 	table_cell(&t, 0, 0, "pod");
 	table_cell(&t, 0, 1, "dir");
 	table_cell(&t, 0, 2, "windows");
@@ -1290,6 +1297,8 @@ print_pods_text(const struct pc_verify *v, FILE *f)
 			}
 		}
 	table_print(&t, "", f);
+	fprintf(f, "(drops in frames/bytes; peak/cap: the peak window's bytes over cap x window / 8;"
+		" at_cap: windows at 99%% of it or more)\n");
 }
 
 static void
@@ -1358,7 +1367,7 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 			 t, dur, e->windows, e->windows == 1 ? "" : "s", w, d, b);
 		break;
 	case PC_VE_STOP:
-		snprintf(buf, len, "stopped");
+		snprintf(buf, len, "stopped cleanly");
 		break;
 	case PC_VE_GAP:
 		format_duration(e->windows * e->window_len_ns, dur, sizeof(dur));
@@ -1402,7 +1411,7 @@ pc_verify_print_text(const struct pc_verify *v, FILE *f)
 		root_hex(v, root);
 		fprintf(f, "log %s, tree size %" PRIu64 ", root %s\n", v->cp.origin, v->cp.size, root);
 	}
-	fprintf(f, "key %s+%08" PRIx32 "\n\n", v->key.name, v->key.id);
+	fprintf(f, "key %s+%08" PRIx32 "\n", v->key.name, v->key.id);
 	print_pods_text(v, f);
 	print_links_text(v, f);
 	print_events_text(v, f);

@@ -1,0 +1,195 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The test vectors end to end (tests/vectors/README.md):
+#   check.sh PODCAP-VERIFY PODCAP-LEDGER-GEN PYTHON3 VECTORS-DIR
+#
+# 1. podcap-ledger-gen, given the committed key and pod map, writes the
+#    committed ledger byte for byte;
+# 2. podcap-verify's report on it, text and JSON, is expected.txt and
+#    expected.json exactly, from the directory and over HTTP alike;
+# 3. tampered copies fail with the right reason and exit status 1, and
+#    usage or I/O errors exit with 2.
+set -eu
+
+VERIFY=$1
+GEN=$2
+PYTHON=$3
+V=$4
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/podcap-vectors.XXXXXX")
+server=
+
+cleanup() {
+	if [ -n "$server" ]; then
+		kill "$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect STATUS CMD...: runs CMD with its output in $tmp/out and $tmp/err.
+expect() {
+	want=$1
+	shift
+	set +e
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	set -e
+	if [ "$rc" != "$want" ]; then
+		cat "$tmp/out" "$tmp/err" >&2
+		fail "exit status $rc, expected $want: $*"
+	fi
+}
+
+# last_line_starts PREFIX: the report's verdict.
+last_line_starts() {
+	line=$(tail -n 1 "$tmp/out")
+	case "$line" in
+	"$1"*) ;;
+	*) fail "last line '$line' does not start with '$1'" ;;
+	esac
+}
+
+# The secret key is committed for tests only; podcap refuses one others can read.
+cp "$V/vector.key" "$tmp/vector.key"
+chmod 600 "$tmp/vector.key"
+
+gen() {
+	"$GEN" --key "$tmp/vector.key" --pod-map "$V/podmap.yaml" "$@"
+}
+
+echo "# 1. the committed ledger is what podcap-ledger-gen writes"
+expect 0 gen --out "$tmp/regen"
+for f in origin records hashes checkpoint; do
+	cmp "$V/ledger/$f" "$tmp/regen/$f" || fail "ledger/$f differs from a fresh generation"
+done
+
+echo "# 2. the report is the expected one"
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --pod-map "$V/podmap.yaml"
+diff -u "$V/expected.txt" "$tmp/out" || fail "text report differs from expected.txt"
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --pod-map "$V/podmap.yaml" --json
+diff -u "$V/expected.json" "$tmp/out" || fail "JSON report differs from expected.json"
+
+echo "# 3. tampered copies fail"
+# flip one bit of window 1's counters (record 2)
+cp -r "$V/ledger" "$tmp/flip"
+off=$("$PYTHON" -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+off = 0
+for i in range(2):
+    off += 4 + int.from_bytes(d[off:off + 4], "big") + 32
+n = int.from_bytes(d[off:off + 4], "big")
+print(off + 4 + n - 200)' "$tmp/flip/records")
+"$PYTHON" -c '
+import sys
+p, off = sys.argv[1], int(sys.argv[2])
+d = bytearray(open(p, "rb").read())
+d[off] ^= 0x01
+open(p, "wb").write(d)' "$tmp/flip/records" "$off"
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/flip"
+last_line_starts "FAILED: root: record 2 (window, 2024-01-01T00:01:00Z)"
+
+# cut the last record off
+cp -r "$V/ledger" "$tmp/cut"
+size=$(wc -c <"$tmp/cut/records")
+"$PYTHON" -c 'import os, sys; os.truncate(sys.argv[1], int(sys.argv[2]) - 10)' \
+	"$tmp/cut/records" "$size"
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/cut"
+last_line_starts "FAILED: missing: record 12: the checkpoint covers 13 records but only 12"
+
+# signed, but over the envelope
+expect 0 gen --out "$tmp/over" --over-cap
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/over"
+last_line_starts "FAILED: envelope: record 2 (window, 2024-01-01T00:01:00Z): pod pod-a up: "
+
+# another key with the same name
+expect 1 "$VERIFY" --key "$V/other.pub" --ledger "$V/ledger"
+last_line_starts "FAILED: signature: checkpoint of log 'podcap/vector-1': no signature by key"
+
+# another pod map
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --pod-map "$V/podmap-reload.yaml"
+last_line_starts "FAILED: podmap: record 1 (window, 2024-01-01T00:00:00Z): window ran under pod map "
+
+echo "# 4. the trusted state: extension, rollback, fork"
+expect 0 gen --out "$tmp/p8" --records 8
+expect 0 gen --out "$tmp/fork" --reload-map "$V/podmap-reload.yaml"
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/p8" --state "$tmp/state"
+cmp "$tmp/state" "$tmp/p8/checkpoint" || fail "state is not the verified checkpoint"
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --state "$tmp/state"
+cmp "$tmp/state" "$V/ledger/checkpoint" || fail "state did not move to the new checkpoint"
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/p8" --state "$tmp/state"
+last_line_starts "FAILED: rollback: "
+cmp "$tmp/state" "$V/ledger/checkpoint" || fail "a failed check changed the state"
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/fork" --state "$tmp/state"
+last_line_starts "FAILED: fork: "
+
+echo "# 5. usage and I/O errors exit with 2"
+expect 2 "$VERIFY"
+expect 2 "$VERIFY" --key "$V/vector.pub"
+expect 2 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --url http://127.0.0.1:1
+expect 2 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/nonexistent"
+expect 2 "$VERIFY" --key "$tmp/nonexistent.pub" --ledger "$V/ledger"
+printf 'appliance:\n  id: vector-1\nwindow: 60x\n' >"$tmp/bad.yaml"
+expect 2 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --pod-map "$tmp/bad.yaml"
+grep -q "bad.yaml:3:9: " "$tmp/err" || { cat "$tmp/err" >&2; fail "no file:line:col for a bad pod map"; }
+
+echo "# 6. over HTTP, from an independent log server"
+start_server() {
+	rm -f "$tmp/port"
+	"$PYTHON" "$V/serve.py" --port-file "$tmp/port" "$@" &
+	server=$!
+	i=0
+	while [ ! -s "$tmp/port" ]; do
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || fail "log server did not start"
+		sleep 0.1
+	done
+	url="http://127.0.0.1:$(cat "$tmp/port")"
+}
+stop_server() {
+	kill "$server"
+	wait "$server" 2>/dev/null || true
+	server=
+}
+
+start_server --ledger "$V/ledger"
+expect 0 "$VERIFY" --key "$V/vector.pub" --url "$url" --pod-map "$V/podmap.yaml"
+diff -u "$V/expected.txt" "$tmp/out" || fail "report over HTTP differs from expected.txt"
+expect 0 "$VERIFY" --key "$V/vector.pub" --url "$url/" --json --pod-map "$V/podmap.yaml"
+diff -u "$V/expected.json" "$tmp/out" || fail "JSON over HTTP differs from expected.json"
+# consistency proof from the state of 8 records
+rm -f "$tmp/state"
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/p8" --state "$tmp/state"
+expect 0 "$VERIFY" --key "$V/vector.pub" --url "$url" --state "$tmp/state"
+cmp "$tmp/state" "$V/ledger/checkpoint" || fail "state did not move over HTTP"
+stop_server
+
+# a server that does not have every record it signed
+start_server --ledger "$V/ledger" --max-records 11
+expect 1 "$VERIFY" --key "$V/vector.pub" --url "$url"
+last_line_starts "FAILED: missing: record 11: "
+stop_server
+
+# a fork seen through the server's consistency proof as well
+rm -f "$tmp/state"
+expect 0 gen --out "$tmp/fork8" --reload-map "$V/podmap-reload.yaml" --records 8
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/fork8" --state "$tmp/state"
+start_server --ledger "$V/ledger"
+expect 1 "$VERIFY" --key "$V/vector.pub" --url "$url" --state "$tmp/state"
+grep -q "fork: the log's consistency proof from the trusted size 8 to 13 does not verify" \
+	"$tmp/out" || { cat "$tmp/out" >&2; fail "consistency proof not checked"; }
+stop_server
+
+# nobody listening
+expect 2 "$VERIFY" --key "$V/vector.pub" --url "$url"
+
+echo "all vector checks passed"
