@@ -8,7 +8,9 @@ frames of declared pods come out on the other side, byte for byte and in
 order, that every other frame is counted with its reason, and that the
 capped pod's passed bytes stay within burst + cap x T.
 """
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,6 +89,19 @@ def build_inputs():
     return up, down, exp
 
 
+def query_telemetry(prefix, command):
+    """What dpdk-telemetry.py, the operator's tool, shows for a command."""
+    try:
+        r = subprocess.run(["dpdk-telemetry.py", "-f", prefix], input=command + "\n",
+                           capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in reversed(r.stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line).get(command.split(",")[0])
+    return None
+
+
 def main():
     up, down, exp = build_inputs()
     check = Checks()
@@ -99,6 +114,7 @@ def main():
             print(pd.log())
             return 1
         time.sleep(2.5)
+        telemetry = query_telemetry(f"itest-{os.getpid()}", "/podcap/stats,pod-a")
         rc = pd.stop()
         text = pd.stdout()
         log = pd.log()
@@ -131,6 +147,10 @@ def main():
         check(got[3] > 0, f"pod-b {key}: the cap dropped frames ({got[3]})")
         # the bucket starts empty and fills to its burst before the frames are read
         check(0 < got[1], f"pod-b {key}: the bucket let some frames through ({got[1]})")
+    want = sum(len(f) for f in exp["a_up"])
+    check(telemetry is not None and telemetry.get("up_passed_bytes") == want
+          and telemetry.get("down_passed_frames") == len(exp["a_down"]),
+          f"dpdk-telemetry.py /podcap/stats,pod-a shows the same counters ({want} B up)")
     for key in ("up", "down"):
         got = tot.get(("uplink", key), [0, 0, 0, 0])
         want = [sum(len(f) for f in exp["unmapped_" + key]), len(exp["unmapped_" + key]),
