@@ -11,50 +11,13 @@
 
 #include "podcap/note.h"
 
+#include "utf8.h"
+
 #define SIG_PREFIX "\xe2\x80\x94 "      /* U+2014 EM DASH, space */
 #define SIG_PREFIX_LEN 4
 #define SIG_MAX_LINES 100               /* bounds the work one note can cost */
 #define SIG_MAX_BYTES 1024              /* decoded signature, any algorithm */
 #define ROOT_B64_LEN 44                 /* base64 of 32 bytes, padded */
-
-/* One UTF-8 sequence at s (n > 0 bytes left): its length and code point, or 0 if malformed. */
-static size_t
-utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	uint32_t c = s[0], min;
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		c &= 0x1f;
-		min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3;
-		c &= 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		c &= 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
 
 /* C2SP: a note is UTF-8 without control characters other than newline. */
 static int
@@ -65,7 +28,7 @@ note_text_valid(const char *text, size_t len)
 	size_t i, n;
 
 	for (i = 0; i < len; i += n) {
-		n = utf8_next(s + i, len - i, &c);
+		n = pc_utf8_next(s + i, len - i, &c);
 		if (n == 0 || (c < 0x20 && c != '\n') || c == 0x7f)
 			return 0;
 	}
@@ -83,10 +46,8 @@ sig_name_valid(const char *name, size_t len)
 	if (len == 0)
 		return 0;
 	for (i = 0; i < len; i += n) {
-		n = utf8_next(s + i, len - i, &c);
-		if (n == 0 || c == '+' || c == ' ' || (c >= 0x80 && c <= 0xa0) ||
-		    c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
-		    c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000)
+		n = pc_utf8_next(s + i, len - i, &c);
+		if (n == 0 || c == '+' || (c >= 0x20 && pc_utf8_space_or_control(c)))
 			return 0;
 	}
 	return 1;
