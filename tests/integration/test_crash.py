@@ -39,8 +39,8 @@ dpdk:
   file_prefix: crash-{pid}
 uplinks:
   - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap={d}/out_fab.pcap,infinite_rx=1
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/out_pod.pcap
+    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap={d}/to_pod.pcap,infinite_rx=1
+    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/to_fabric.pcap
 pods:
   - id: pod-a
     uplink: up0

@@ -27,8 +27,8 @@ dpdk:
   file_prefix: reload-{pid}
 uplinks:
   - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/empty.pcap,tx_pcap={d}/out_pod.pcap
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/out_fab.pcap
+    pod_port: net_pcap0,rx_pcap={d}/empty.pcap,tx_pcap={d}/to_pod.pcap
+    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/to_fabric.pcap
 pods:
   - id: pod-a
     uplink: up0
@@ -75,7 +75,7 @@ def main():
 
         # a file that changes the uplinks needs a restart
         pd.write_config(base + MAP.format(d=d, pid=os.getpid(), cap_a="1Gbps")
-                        .replace("out_fab.pcap", "other.pcap"))
+                        .replace("to_fabric.pcap", "other.pcap"))
         pd.signal(signal.SIGHUP)
         check(pd.wait_log("the uplinks or their ports changed", 10), "a change of ports is refused")
 
