@@ -166,6 +166,7 @@ ledger_thread(void *arg)
 		pthread_mutex_lock(&rec.lock);
 		rec.head = (rec.head + 1) % (QUEUE_MAX + QUEUE_SLACK);
 		rec.n--;
+		rec.st.queued = rec.n;
 		bool more = rec.n > 0;
 		rec.st.records = pc_ledger_size(rec.ledger);
 		rec.st.ledger_bytes = pc_ledger_bytes(rec.ledger);
