@@ -27,7 +27,10 @@ if os.geteuid() != 0:
     sys.exit(77)
 if os.environ.get("PODCAP_IN_UNSHARE") != "1":
     env = dict(os.environ, PODCAP_IN_UNSHARE="1")
-    os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", sys.executable] + sys.argv, env)
+    # a private mount namespace for the tmpfs, and a pid namespace so that
+    # podcapd dies with the test whatever happens to it
+    os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
+                           "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
 
 PODCAPD, KEYGEN, VERIFY = sys.argv[1:4]
 CAP = 20_000_000

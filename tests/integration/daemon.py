@@ -1,10 +1,28 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Runs podcapd for a test: a key, a ledger, a pod map, its output."""
+import atexit
 import os
 import re
 import signal
 import subprocess
+import sys
 import time
+
+
+_running = []
+
+
+@atexit.register
+def _kill_leftovers():
+    """A test that dies half-way must not leave a busy-polling podcapd behind."""
+    for p in _running:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+# meson ends a test that times out with SIGTERM: exit through atexit then
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 
 
 class Podcapd:
@@ -36,6 +54,7 @@ class Podcapd:
         self.err_mark = self.err.seek(0, os.SEEK_END)
         self.proc = subprocess.Popen([self.podcapd, "--config", self.config],
                                      stdout=self.out, stderr=self.err)
+        _running.append(self.proc)
         return self.wait_log("forwarding", timeout)
 
     def log(self):
