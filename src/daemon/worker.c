@@ -227,13 +227,15 @@ drain(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 }
 
 static void
-publish_snapshots(struct pc_worker *w, const struct pc_table *t)
+publish_snapshots(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 {
 	for (unsigned p = 0; p < t->cfg.npods; p++) {
 		if (t->uplinks[t->cfg.pods[p].uplink].worker != w->index)
 			continue;
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct pc_shaper *s = &t->shapers[p * PC_DIR_COUNT + d];
+			/* an idle bucket is refilled only here: show its level as of now */
+			pc_bucket_refill(&s->bucket, now);
 			__atomic_store_n(&s->pub_level_bytes, pc_bucket_level_bytes(&s->bucket),
 					 __ATOMIC_RELAXED);
 			__atomic_store_n(&s->pub_queue_bytes, s->bucket.backlog_bytes, __ATOMIC_RELAXED);
@@ -330,7 +332,7 @@ pc_worker_main(void *arg)
 		flush_all(w, t);
 
 		if (unlikely(now >= w->next_publish)) {
-			publish_snapshots(w, t);
+			publish_snapshots(w, t, now);
 			w->next_publish = now + publish_every;
 		}
 		__atomic_store_n(&w->loops, w->loops + 1, __ATOMIC_RELAXED);

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Runs podcapd for a test: a key, a ledger, a pod map, its output."""
 import atexit
+import json
 import os
 import re
 import signal
@@ -100,6 +101,19 @@ class Podcapd:
     def kill(self):
         self.proc.kill()
         self.proc.wait()
+
+
+def query_telemetry(prefix, command):
+    """What dpdk-telemetry.py, the operator's tool, shows for a command."""
+    try:
+        r = subprocess.run(["dpdk-telemetry.py", "-f", prefix], input=command + "\n",
+                           capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in reversed(r.stdout.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line).get(command.split(",")[0])
+    return None
 
 
 def window_totals(text):

@@ -8,15 +8,13 @@ frames of declared pods come out on the other side, byte for byte and in
 order, that every other frame is counted with its reason, and that the
 capped pod's passed bytes stay within burst + cap x T.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemon import Checks, Podcapd, window_totals  # noqa: E402
+from daemon import Checks, Podcapd, query_telemetry, window_totals  # noqa: E402
 from frames import (ETH_ARP, ETH_IPV4, ETH_IPV6, arp, eth, ipv4_packet,  # noqa: E402
                     ipv6_packet, read_pcap, write_pcap)
 
@@ -87,19 +85,6 @@ def build_inputs():
         add(up, "b_up", eth(ETH_IPV4, ipv4_packet("10.0.0.70", "10.0.0.200", 986)))
         add(down, "b_down", eth(ETH_IPV4, ipv4_packet("10.0.0.200", "10.0.0.71", 986)))
     return up, down, exp
-
-
-def query_telemetry(prefix, command):
-    """What dpdk-telemetry.py, the operator's tool, shows for a command."""
-    try:
-        r = subprocess.run(["dpdk-telemetry.py", "-f", prefix], input=command + "\n",
-                           capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in reversed(r.stdout.splitlines()):
-        if line.startswith("{"):
-            return json.loads(line).get(command.split(",")[0])
-    return None
 
 
 def main():

@@ -13,7 +13,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemon import Checks, Podcapd  # noqa: E402
+from daemon import Checks, Podcapd, query_telemetry  # noqa: E402
 from frames import write_pcap  # noqa: E402
 
 PODCAPD = os.environ.get("PODCAPD") or sys.argv[1]
@@ -79,13 +79,21 @@ def main():
         pd.signal(signal.SIGHUP)
         check(pd.wait_log("the uplinks or their ports changed", 10), "a change of ports is refused")
 
-        # a good file: in force from the next window
+        # a good file: in force from the next window, and pod-a keeps its bucket
+        before = (query_telemetry(f"reload-{os.getpid()}", "/podcap/stats,pod-a") or {}).get("up_bucket_level_bytes")
         pd.write_config(base + MAP.format(d=d, pid=os.getpid(), cap_a="200Mbps") + POD_C)
         pd.signal(signal.SIGHUP)
         check(pd.wait_log("in force from the next window", 10), "a good file is accepted")
-        time.sleep(2.5)
-        check(pods_in_last_window(pd.stdout()) == {"pod-a": 200.0, "pod-c": 1000.0},
+        want = {"pod-a": 200.0, "pod-c": 1000.0}
+        deadline = time.time() + 15
+        while time.time() < deadline and pods_in_last_window(pd.stdout()) != want:
+            time.sleep(0.2)
+        check(pods_in_last_window(pd.stdout()) == want,
               f"the new map is in force: {pods_in_last_window(pd.stdout())}")
+        after = (query_telemetry(f"reload-{os.getpid()}", "/podcap/stats,pod-a") or {}).get("up_bucket_level_bytes")
+        # a bucket started afresh would hold at most 200 Mbit/s x 3 s = 75 MB; this one held more before
+        check(before is not None and after is not None and before > 75_000_000 and after >= before,
+              f"pod-a's bucket kept its level across the reload ({before} -> {after} bytes)")
         check(pd.proc.poll() is None, "podcapd kept running through every reload")
         rc = pd.stop()
         check(rc == 0, f"podcapd exits 0 (got {rc})")
