@@ -269,8 +269,15 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 					     pc_dp.nworkers, pc_dp.hz, generation++);
 	if (t == NULL)
 		goto out_ports;
+	/* a ledger no verifier can pull is a misconfiguration: nothing crosses without it */
+	struct pc_http *http = start_http(&t->cfg, signer);
+	if (http == NULL) {
+		pc_table_free(t);
+		goto out_ports;
+	}
 	wait_for_uncovered(covered_ns, window_ns);
 	if (got_stop) {
+		pc_http_stop(http);
 		pc_table_free(t);
 		goto out_ports;
 	}
@@ -288,10 +295,6 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	for (i = 0; i < pc_dp.nworkers; i++)
 		while (__atomic_load_n(&pc_dp.workers[i]->acked_epoch, __ATOMIC_ACQUIRE) != epoch)
 			rte_pause();
-
-	struct pc_http *http = start_http(&t->cfg, signer);
-	if (http == NULL)
-		got_stop = 1;
 
 	char hex[2 * PC_DIGEST_LEN + 1];
 	pc_hex(t->digest, sizeof(t->digest), hex);

@@ -36,6 +36,13 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 	if (mtu >= info.min_mtu && mtu <= info.max_mtu)
 		conf.rxmode.mtu = mtu;
 	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == -EINVAL && conf.rxmode.mtu != 0) {
+		/* the device takes smaller frames than max_frame: it cannot receive larger ones either */
+		PC_LOG(WARNING, "%s: frames of %u bytes are larger than the device takes (%u); "
+		       "using its default MTU\n", what, max_frame, info.max_rx_pktlen);
+		conf.rxmode.mtu = 0;
+		rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	}
 	if (rc != 0)
 		return rc;
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);

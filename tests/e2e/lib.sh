@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 #
-# Helpers for podcap's end-to-end tests and for tools/demo. Source this file,
-# then call pc_sandbox "$@" before anything else: the script re-executes
-# itself inside fresh mount, network and PID namespaces, so every link,
-# namespace and process it creates dies with it, even when it fails or is
-# killed.
+# Shell functions for podcap's end-to-end tests and tools/demo. Source this
+# file, then call pc_sandbox "$@" before anything else: the script
+# re-executes itself inside fresh mount, network and PID namespaces, so every
+# link, namespace and process it creates dies with it, even when it fails or
+# is killed.
 #
 # The testbed (all addresses in 10.0.0.0/24, IPv4 only):
 #
@@ -95,10 +96,10 @@ pc_sandbox()
 	[ "$$" = 1 ] || pc_die "PC_SANDBOX is set but this is not a sandbox"
 
 	mount --make-rprivate / || pc_die "mount --make-rprivate / failed"
+	# A private /run: `ip netns` keeps its namespaces in /run/netns, DPDK
+	# its runtime files in /run/dpdk; none of it reaches the host's /run.
+	mount -t tmpfs -o mode=0755 pc-run /run || pc_die "tmpfs on /run"
 	mkdir -p /run/netns /run/dpdk
-	mount -t tmpfs -o mode=0755 pc-netns /run/netns || pc_die "tmpfs on /run/netns"
-	# DPDK's runtime directory (sockets, config files) stays private too.
-	mount -t tmpfs -o mode=0755 pc-dpdk /run/dpdk || pc_die "tmpfs on /run/dpdk"
 	# Hugepage files, if the host has hugepages, vanish with the sandbox.
 	if [ -d /dev/hugepages ] && grep -qs hugetlbfs /proc/filesystems; then
 		mount -t hugetlbfs pc-huge /dev/hugepages 2>/dev/null || true
@@ -107,9 +108,12 @@ pc_sandbox()
 	pc_quiet_ipv6 ""
 
 	PC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/podcap-e2e.XXXXXX") || pc_die "mktemp"
+	# A trap runs with the redirections of the command it interrupts
+	# (pc_fg ... >file): keep the real stdout and stderr to report on.
+	exec 8>&1 9>&2
 	trap pc_cleanup EXIT
-	trap 'pc_log "interrupted"; exit 130' INT
-	trap 'pc_log "terminated"; exit 143' TERM
+	trap 'pc_log "interrupted" 2>&9; exit 130' INT
+	trap 'pc_log "terminated" 2>&9; exit 143' TERM
 }
 
 pc_cleanup()
@@ -117,13 +121,15 @@ pc_cleanup()
 	local rc=$? pid
 
 	trap - EXIT INT TERM
+	exec 1>&8 2>&9
 	for pid in $PC_PIDS; do
 		kill -TERM "$pid" 2>/dev/null
 	done
 	for pid in $PC_PIDS; do
 		pc_reap "$pid" 5 || kill -KILL "$pid" 2>/dev/null
 	done
-	if [ "$rc" != 0 ] && [ "$rc" != "$PC_SKIP" ] && [ -n "${PC_PODCAPD_ERR:-}" ] &&
+	# On failure, podcapd's own account (not on a skip or an interrupt).
+	if [ "$rc" = 1 ] && [ -n "${PC_PODCAPD_ERR:-}" ] &&
 	    [ -s "$PC_PODCAPD_ERR" ] && [ -z "${PC_LOG_SHOWN:-}" ]; then
 		pc_show_log "$PC_PODCAPD_ERR" 40
 	fi
@@ -173,12 +179,17 @@ pc_show_log()
 	printf -- '-----\n' >&2
 }
 
+# The hosts' programs run on CPU 0, away from podcapd's worker lcore (CPU 1):
+# on a real uplink the pods are other machines, and a worker sharing its core
+# with iperf3 would measure the scheduler, not podcapd.
+PC_HOST_CPUS=${PC_HOST_CPUS:-0}
+
 pc_ns()
 {
 	local ns=$1
 
 	shift
-	ip netns exec "$ns" "$@"
+	ip netns exec "$ns" taskset -c "$PC_HOST_CPUS" "$@"
 }
 
 # No IPv6: link-local chatter (router solicitations, MLD) would otherwise
@@ -339,6 +350,21 @@ pc_podcapd_start()
 	pc_log "podcapd is forwarding (pid $PC_PODCAPD_PID)"
 }
 
+# pc_podcapd_alive WHAT: 0 while podcapd runs; otherwise says it exited
+# during WHAT, with its status and log, and returns 1.
+pc_podcapd_alive()
+{
+	local pid=${PC_PODCAPD_PID:-}
+
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+	    ! grep -qs '^State:.*Z' "/proc/$pid/status" && return 0
+	wait "$pid" 2>/dev/null
+	pc_log "podcapd exited during $1 (status $?)"
+	PC_PODCAPD_PID=""
+	pc_show_log "$PC_PODCAPD_ERR" 30
+	return 1
+}
+
 # pc_podcapd_stop [TIMEOUT]: SIGTERM, then waits; returns podcapd's exit
 # status, or 124 if it had to be killed.
 pc_podcapd_stop()
@@ -396,7 +422,7 @@ pc_iperf_server()
 	local ns=$1 addr=$2 port=$3
 
 	# Not through pc_ns: $! must be iperf3 itself, not a subshell.
-	ip netns exec "$ns" iperf3 -s -B "$addr" -p "$port" \
+	ip netns exec "$ns" taskset -c "$PC_HOST_CPUS" iperf3 -s -B "$addr" -p "$port" \
 	    >"$PC_TMP/iperf3-s-$ns-$port.log" 2>&1 </dev/null &
 	PC_PIDS="$PC_PIDS $!"
 	for _ in $(seq 50); do

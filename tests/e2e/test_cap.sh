@@ -18,6 +18,7 @@ set -u
 
 PC_NAME=test_cap
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/e2e/lib.sh
 . "$here/lib.sh"
 
 [ -n "${PODCAPD:-}" ] || pc_skip "PODCAPD is not set (is podcapd built?)"
@@ -71,7 +72,9 @@ iperf_run()
 
 	shift 2
 	json=$PC_TMP/$name.json
-	pc_fg pc_ns "$ns" iperf3 -J "$@" >"$json" 2>"$PC_TMP/$name.err"
+	# iperf3 waits forever for a peer that vanished: bound it.
+	pc_fg pc_ns "$ns" timeout -k 5 $((IPERF_S + 30)) iperf3 -J "$@" \
+	    >"$json" 2>"$PC_TMP/$name.err"
 	goodput=$(pc_json_get "$json" end.sum_received.bits_per_second 2>/dev/null |
 	    awk '{ printf "%.2f", $1 / 1e6 }')
 }
@@ -86,7 +89,7 @@ check_goodput()
 		    cat "$PC_TMP/$name.err")"
 		return
 	fi
-	pct=$(calc "100 * $mbit / $CAP_MBPS")
+	pct=$(awk "BEGIN { printf \"%.1f\", 100 * $mbit / $CAP_MBPS }")
 	if in_range "$mbit" "$(calc "0.85 * $CAP_MBPS")" "$CAP_MBPS"; then
 		pass "$name: goodput $mbit Mbit/s = $pct % of the $CAP_MBPS Mbit/s cap (want 85-100 %)"
 	else
@@ -113,12 +116,14 @@ check_accounting()
 	fi
 }
 
-# check_window_rates NAME POD DIR T0 T1: every whole window of the transfer
-# passed 80-112 % of the cap (the burst is 100 ms = 10 % of a window).
+# check_window_rates NAME POD DIR T0 T1: no whole window of the transfer
+# passed more than the bucket allows, cap x 1 s + burst (100 ms at the cap),
+# plus 2 % for a window the control thread closes a little late.
 check_window_rates()
 {
-	local name=$1 pod=$2 dir=$3 t0=$4 t1=$5 rates r bad=""
+	local name=$1 pod=$2 dir=$3 t0=$4 t1=$5 rates r bad="" limit
 
+	limit=$(calc "1.12 * $CAP_MBPS")
 	rates=$("$PC_PYTHON" "$here/windows.py" rates "$PC_PODCAPD_OUT" "$pod" "$dir" \
 	    --from "$t0" --to "$t1" --window "$WINDOW_S")
 	if [ -z "$rates" ]; then
@@ -126,13 +131,12 @@ check_window_rates()
 		return
 	fi
 	for r in $rates; do
-		in_range "$r" "$(calc "0.80 * $CAP_MBPS")" "$(calc "1.12 * $CAP_MBPS")" ||
-		    bad="$bad $r"
+		in_range "$r" 0 "$limit" || bad="$bad $r"
 	done
 	if [ -z "$bad" ]; then
-		pass "$name: window rates of $pod $dir: $rates (want 80-112 % of cap)"
+		pass "$name: window rates of $pod $dir (Mbit/s): $rates (want <= $limit)"
 	else
-		fail "$name: window rates of $pod $dir: $rates; out of 80-112 % of cap:$bad"
+		fail "$name: window rates of $pod $dir (Mbit/s): $rates; above $limit:$bad"
 	fi
 }
 
@@ -169,10 +173,12 @@ t0=$(now)
 iperf_run up pod0 -c "$PC_FABRIC_IP" -p 5201 -t "$IPERF_S"
 t1=$(now)
 check_goodput "up (pod0 -> fabric)" "$goodput"
+pc_podcapd_alive "the upward transfer" || exit 1
 t2=$(now)
 iperf_run down fabric -c "$PC_POD0_IP" -p 5202 -t "$IPERF_S"
 t3=$(now)
 check_goodput "down (fabric -> pod0)" "$goodput"
+pc_podcapd_alive "the downward transfer" || exit 1
 
 wait_windows "$t3" || fail "podcapd printed no window line after the transfers"
 if "$PC_PYTHON" "$here/windows.py" check "$PC_PODCAPD_OUT" >/dev/null; then
@@ -197,7 +203,7 @@ check_window_rates down pod-00 down "$t2" "$t3"
 
 # 2. A saturated neighbour does not delay pod1.
 bulk_json=$PC_TMP/saturate.json
-pc_ns pod0 iperf3 -J -c "$PC_FABRIC_IP" -p 5201 -t 12 >"$bulk_json" 2>&1 &
+pc_ns pod0 timeout -k 5 42 iperf3 -J -c "$PC_FABRIC_IP" -p 5201 -t 12 >"$bulk_json" 2>&1 &
 bulk_pid=$!
 pc_fg sleep 3
 pc_fg pc_ns pod1 ping -c 20 -i 0.2 -W 1 "$PC_FABRIC_IP" >"$PC_TMP/ping-pod1.txt" 2>&1
@@ -207,7 +213,7 @@ bulk=$(pc_json_get "$bulk_json" end.sum_received.bits_per_second 2>/dev/null |
 read -r n_rtt max_rtt avg_rtt < <(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$PC_TMP/ping-pod1.txt" |
     awk '{ n++; s += $1; if ($1 > m) m = $1 } END { printf "%d %.3f %.3f\n", n, m, n ? s / n : 0 }')
 if [ -z "$bulk" ] || ! in_range "$bulk" "$(calc "0.85 * $CAP_MBPS")" "$CAP_MBPS"; then
-	fail "latency: pod0 was not saturating its uplink during the pings (${bulk:-no result} Mbit/s)"
+	fail "latency: pod0 did not run at 85-100 % of the cap during the pings (${bulk:-no result} Mbit/s)"
 elif [ "$n_rtt" != 20 ]; then
 	fail "latency: only $n_rtt of 20 pings from pod1 answered while pod0 ran at $bulk Mbit/s"
 elif awk -v m="$max_rtt" -v l="$RTT_LIMIT_MS" 'BEGIN { exit !(m + 0 < l + 0) }'; then
@@ -215,6 +221,8 @@ elif awk -v m="$max_rtt" -v l="$RTT_LIMIT_MS" 'BEGIN { exit !(m + 0 < l + 0) }';
 else
 	fail "latency: pod1 RTT max $max_rtt ms, avg $avg_rtt ms while pod0 ran at $bulk Mbit/s (want < $RTT_LIMIT_MS ms)"
 fi
+
+pc_podcapd_alive "the latency check" || exit 1
 
 # 3. Fail closed: the outsider's address is in no pod.
 t4=$(now)
@@ -249,6 +257,8 @@ if pc_ping_ok pod1 "$PC_FABRIC_IP" 3; then
 else
 	fail "pod1 lost its path too: the outsider check proves nothing"
 fi
+
+pc_podcapd_alive "the outsider checks" || exit 1
 
 # 4. podcapd is the only path.
 stop_t0=$(now)

@@ -23,7 +23,7 @@ Commands:
                              the rates of the windows lying wholly in [from, to]
   table                      formats lines read from stdin as a live table
   verdict FILE --bulk POD --trickle POD --from T --to T [--window S]
-                             one paragraph on how the cap held
+                             how the cap held the bulk flow, what the trickle lost
 
 Times T are Unix seconds (date +%s.%N).
 """
@@ -175,14 +175,14 @@ def window_length(ws):
     return min(gaps) if gaps else None
 
 
-TABLE_FMT = "%-8s  %-8s  %-4s  %10s  %10s  %7s  %12s  %s"
+TABLE_FMT = "%-8s  %-8s  %-4s  %10s  %10s  %8s  %12s  %s"
 
 
 def cmd_table(a):
-    head = TABLE_FMT % ("window", "pod", "dir", "passed", "dropped", "frames",
+    head = TABLE_FMT % ("window", "pod", "dir", "passed", "dropped", "(frames)",
                         "Mbit/s / cap", "")
     print(head)
-    print("-" * (len(head) + 20))
+    print("-" * (len(head) + 16))
     sys.stdout.flush()
     last = None
     for line in sys.stdin:
@@ -228,7 +228,7 @@ def cmd_verdict(a):
     t_drop = sum(w.drop_frames for w in trickle)
     t_peak = max((w.rate for w in trickle), default=0.0)
     t_cap = max((w.cap for w in trickle), default=0.0)
-    print("bulk    %s up: held at %.1f Mbit/s, %.0f%% of its %.0f Mbit/s cap "
+    print("bulk    %s up: held at %.1f Mbit/s, %.1f%% of its %.0f Mbit/s cap "
           "(median of %d windows of %gs, %.1f to %.1f); the cap dropped "
           "%d frames" % (a.bulk, held, 100.0 * held / cap if cap else 0.0,
                          cap, len(rates), window, min(rates), max(rates),
