@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "podcap/units.h"
 
 #include "control.h"
@@ -59,6 +61,136 @@ family(struct text *t, const char *name, const char *type, const char *help)
 	emit(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* What one gauge or counter per pod and direction reads. */
+typedef uint64_t (*pod_value)(const struct pc_table *t, unsigned p, unsigned d,
+			      const struct pc_pod_ctr *c);
+
+static uint64_t
+v_pass_bytes(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)t;
+	(void)p;
+	(void)d;
+	return c->pass_bytes;
+}
+
+static uint64_t
+v_pass_frames(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)t;
+	(void)p;
+	(void)d;
+	return c->pass_frames;
+}
+
+static uint64_t
+v_level(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)c;
+	return __atomic_load_n(&t->shapers[p * PC_DIR_COUNT + d].pub_level_bytes, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+v_queue_frames(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)c;
+	return __atomic_load_n(&t->shapers[p * PC_DIR_COUNT + d].pub_queue_frames, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+v_queue_bytes(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)c;
+	return __atomic_load_n(&t->shapers[p * PC_DIR_COUNT + d].pub_queue_bytes, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+v_last_window(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)t;
+	(void)c;
+	return pc_control_last_window_bytes(p, d);
+}
+
+static uint64_t
+v_cap(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)d;
+	(void)c;
+	return t->cfg.pods[p].limits.cap_bps;
+}
+
+static uint64_t
+v_burst(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)d;
+	(void)c;
+	return t->cfg.pods[p].limits.burst_bytes;
+}
+
+static const struct {
+	const char *name, *type, *help;
+	pod_value value;
+} pod_metrics[] = {
+	{ "podcap_passed_bytes_total", "counter",
+	  "L2 frame bytes (no FCS) forwarded, per pod and direction.", v_pass_bytes },
+	{ "podcap_passed_frames_total", "counter", "Frames forwarded, per pod and direction.",
+	  v_pass_frames },
+	{ "podcap_bucket_level_bytes", "gauge", "Tokens in the bucket, in bytes.", v_level },
+	{ "podcap_queue_frames", "gauge", "Frames waiting in the shaping queue.", v_queue_frames },
+	{ "podcap_queue_bytes", "gauge", "Bytes waiting in the shaping queue.", v_queue_bytes },
+	{ "podcap_last_window_passed_bytes", "gauge",
+	  "Bytes passed in the last closed window, per pod and direction.", v_last_window },
+	{ "podcap_cap_bits_per_second", "gauge", "The cap in force, per pod and direction.", v_cap },
+	{ "podcap_burst_bytes", "gauge", "The bucket depth in force, per pod and direction.", v_burst },
+};
+
+static void
+pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)[PC_DIR_COUNT])
+{
+	const struct pc_config *cfg = &tb->cfg;
+
+	for (size_t m = 0; m < RTE_DIM(pod_metrics); m++) {
+		family(t, pod_metrics[m].name, pod_metrics[m].type, pod_metrics[m].help);
+		for (unsigned p = 0; p < cfg->npods; p++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				emit(t, "%s{pod=\"%s\",direction=\"%s\"} %lu\n", pod_metrics[m].name,
+				     cfg->pods[p].id, pc_dir_name(d),
+				     (unsigned long)pod_metrics[m].value(tb, p, d, &pod[p][d]));
+	}
+	for (int bytes = 1; bytes >= 0; bytes--) {
+		const char *name = bytes ? "podcap_dropped_bytes_total" : "podcap_dropped_frames_total";
+		family(t, name, "counter", bytes ? "Frame bytes dropped, per pod, direction and reason." :
+		       "Frames dropped, per pod, direction and reason.");
+		for (unsigned p = 0; p < cfg->npods; p++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				for (unsigned r = 0; r < PC_POD_DROP_COUNT; r++)
+					emit(t, "%s{pod=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name,
+					     cfg->pods[p].id, pc_dir_name(d), pc_pod_drop_name(r),
+					     (unsigned long)(bytes ? pod[p][d].drop_bytes[r] :
+								     pod[p][d].drop_frames[r]));
+	}
+}
+
+static void
+link_families(struct text *t, const struct pc_config *cfg, struct pc_link_ctr (*link)[PC_DIR_COUNT])
+{
+	for (int bytes = 1; bytes >= 0; bytes--) {
+		const char *name = bytes ? "podcap_uplink_dropped_bytes_total" :
+				   "podcap_uplink_dropped_frames_total";
+		family(t, name, "counter", bytes ?
+		       "Frame bytes of no pod dropped, per uplink, direction and reason (unmapped, malformed)." :
+		       "Frames of no pod dropped, per uplink, direction and reason (unmapped, malformed).");
+		for (unsigned u = 0; u < cfg->nuplinks; u++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				for (unsigned r = 0; r < PC_LINK_DROP_COUNT; r++)
+					emit(t, "%s{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name,
+					     cfg->uplinks[u].name, pc_dir_name(d), pc_link_drop_name(r),
+					     (unsigned long)(bytes ? link[u][d].drop_bytes[r] :
+								     link[u][d].drop_frames[r]));
+	}
+}
+
 char *
 pc_metrics_text(void *ctx, size_t *len)
 {
@@ -76,89 +208,9 @@ pc_metrics_text(void *ctx, size_t *len)
 	pthread_mutex_lock(&pc_dp.lock);
 	const struct pc_table *tb = pc_dp.table;
 	if (tb != NULL) {
-		const struct pc_config *cfg = &tb->cfg;
 		pc_control_read_totals(tb, pod, link);
-
-		family(&t, "podcap_passed_bytes_total", "counter",
-		       "L2 frame bytes (no FCS) forwarded, per pod and direction.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_passed_bytes_total{pod=\"%s\",direction=\"%s\"} %lu\n",
-				     cfg->pods[p].id, pc_dir_name(d), (unsigned long)pod[p][d].pass_bytes);
-		family(&t, "podcap_passed_frames_total", "counter", "Frames forwarded, per pod and direction.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_passed_frames_total{pod=\"%s\",direction=\"%s\"} %lu\n",
-				     cfg->pods[p].id, pc_dir_name(d), (unsigned long)pod[p][d].pass_frames);
-		family(&t, "podcap_dropped_bytes_total", "counter",
-		       "Frame bytes dropped, per pod, direction and reason.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				for (unsigned r = 0; r < PC_POD_DROP_COUNT; r++)
-					emit(&t, "podcap_dropped_bytes_total{pod=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n",
-					     cfg->pods[p].id, pc_dir_name(d), pc_pod_drop_name(r),
-					     (unsigned long)pod[p][d].drop_bytes[r]);
-		family(&t, "podcap_dropped_frames_total", "counter",
-		       "Frames dropped, per pod, direction and reason.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				for (unsigned r = 0; r < PC_POD_DROP_COUNT; r++)
-					emit(&t, "podcap_dropped_frames_total{pod=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n",
-					     cfg->pods[p].id, pc_dir_name(d), pc_pod_drop_name(r),
-					     (unsigned long)pod[p][d].drop_frames[r]);
-		family(&t, "podcap_uplink_dropped_bytes_total", "counter",
-		       "Frame bytes of no pod dropped, per uplink, direction and reason (unmapped, malformed).");
-		for (unsigned u = 0; u < cfg->nuplinks; u++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				for (unsigned r = 0; r < PC_LINK_DROP_COUNT; r++)
-					emit(&t, "podcap_uplink_dropped_bytes_total{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n",
-					     cfg->uplinks[u].name, pc_dir_name(d), pc_link_drop_name(r),
-					     (unsigned long)link[u][d].drop_bytes[r]);
-		family(&t, "podcap_uplink_dropped_frames_total", "counter",
-		       "Frames of no pod dropped, per uplink, direction and reason (unmapped, malformed).");
-		for (unsigned u = 0; u < cfg->nuplinks; u++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				for (unsigned r = 0; r < PC_LINK_DROP_COUNT; r++)
-					emit(&t, "podcap_uplink_dropped_frames_total{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n",
-					     cfg->uplinks[u].name, pc_dir_name(d), pc_link_drop_name(r),
-					     (unsigned long)link[u][d].drop_frames[r]);
-		family(&t, "podcap_bucket_level_bytes", "gauge", "Tokens in the bucket, in bytes.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_bucket_level_bytes{pod=\"%s\",direction=\"%s\"} %lu\n",
-				     cfg->pods[p].id, pc_dir_name(d),
-				     (unsigned long)__atomic_load_n(&tb->shapers[p * 2 + d].pub_level_bytes,
-								    __ATOMIC_RELAXED));
-		family(&t, "podcap_queue_frames", "gauge", "Frames waiting in the shaping queue.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_queue_frames{pod=\"%s\",direction=\"%s\"} %u\n",
-				     cfg->pods[p].id, pc_dir_name(d),
-				     __atomic_load_n(&tb->shapers[p * 2 + d].pub_queue_frames, __ATOMIC_RELAXED));
-		family(&t, "podcap_queue_bytes", "gauge", "Bytes waiting in the shaping queue.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_queue_bytes{pod=\"%s\",direction=\"%s\"} %lu\n",
-				     cfg->pods[p].id, pc_dir_name(d),
-				     (unsigned long)__atomic_load_n(&tb->shapers[p * 2 + d].pub_queue_bytes,
-								    __ATOMIC_RELAXED));
-		family(&t, "podcap_last_window_passed_bytes", "gauge",
-		       "Bytes passed in the last closed window, per pod and direction.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_last_window_passed_bytes{pod=\"%s\",direction=\"%s\"} %lu\n",
-				     cfg->pods[p].id, pc_dir_name(d),
-				     (unsigned long)pc_control_last_window_bytes(p, d));
-		family(&t, "podcap_cap_bits_per_second", "gauge", "The cap in force, per pod and direction.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_cap_bits_per_second{pod=\"%s\",direction=\"%s\"} %lu\n",
-				     cfg->pods[p].id, pc_dir_name(d), (unsigned long)cfg->pods[p].limits.cap_bps);
-		family(&t, "podcap_burst_bytes", "gauge", "The bucket depth in force, per pod and direction.");
-		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(&t, "podcap_burst_bytes{pod=\"%s\",direction=\"%s\"} %lu\n",
-				     cfg->pods[p].id, pc_dir_name(d), (unsigned long)cfg->pods[p].limits.burst_bytes);
+		pod_families(&t, tb, pod);
+		link_families(&t, &tb->cfg, link);
 	}
 	pthread_mutex_unlock(&pc_dp.lock);
 
