@@ -172,6 +172,41 @@ sleep_until(uint64_t deadline_ns)
 	}
 }
 
+/*
+ * The buckets count TSC ticks, so their rate is only as right as the TSC
+ * frequency they are given. DPDK 22.11 rounds its estimate to 10 MHz, which
+ * can put a cap 0.25 % above what was declared. Measure it against
+ * CLOCK_MONOTONIC_RAW instead, and lean to the safe side: a frequency a
+ * little too high makes every cap a little lower, never higher.
+ */
+#define TSC_CALIBRATION_NS (250 * 1000 * 1000ull)
+#define TSC_MARGIN_PPM 20
+
+static uint64_t
+tsc_hz(void)
+{
+	struct timespec a, b;
+	uint64_t best = 0;
+
+	for (int i = 0; i < 2; i++) {
+		clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+		uint64_t c0 = rte_rdtsc_precise();
+		struct timespec nap = { .tv_sec = 0, .tv_nsec = (long)TSC_CALIBRATION_NS };
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+		uint64_t c1 = rte_rdtsc_precise();
+		uint64_t ns = (uint64_t)(b.tv_sec - a.tv_sec) * PC_NS_PER_SEC +
+			      (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+		uint64_t hz = (uint64_t)((unsigned __int128)(c1 - c0) * PC_NS_PER_SEC / ns);
+		if (hz > best)
+			best = hz;
+	}
+	best += best / 1000000 * TSC_MARGIN_PPM;
+	PC_LOG(INFO, "TSC: %lu Hz measured (+%u ppm margin), EAL estimate %lu Hz\n",
+	       (unsigned long)best, TSC_MARGIN_PPM, (unsigned long)rte_get_tsc_hz());
+	return best;
+}
+
 static int
 start_workers(void)
 {
@@ -254,7 +289,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	unsigned nuplinks = cfg->nuplinks;
 	unsigned lcore;
 
-	pc_dp.hz = rte_get_tsc_hz();
+	pc_dp.hz = tsc_hz();
 	if (start_workers() != 0)
 		goto out;
 	pc_dp.pool = create_pool(cfg);
