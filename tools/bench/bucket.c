@@ -9,9 +9,10 @@
  * (IPv4 and IPv6 data and ACKs, VLAN and QinQ tags, ARP, neighbour
  * solicitations, LLDP, a runt) and is timed --rounds times, in a rotated
  * order each round, so that what else runs on the machine falls on all of
- * them alike. Reported: the median nanoseconds per call and its ratio to
- * the peer "memcpy of 64 bytes" (per round, then the median of those).
- * On a shared machine the nanoseconds move; the ratios move much less.
+ * them alike. Reported: the median and the least nanoseconds per call, and
+ * the ratio to the peer "memcpy of 64 bytes" (per round, then the median of
+ * those; and of the least). On a shared machine the nanoseconds move; the
+ * ratios move much less. The JSON file (--out) holds every round.
  *
  * When valgrind is on the PATH (and not with --no-callgrind), each loop is
  * also run once under callgrind, counting only inside the loop, for

@@ -198,7 +198,7 @@ for round in $(seq "$runs"); do
 			bench_sample bench=cap round="$round" peer=podcapd metric=podcapd_run \
 			    exit_status="$bench_status" \
 			    stalls="$(grep -c 'has not switched windows' "$BENCH_PODCAPD_LOG")" \
-			    tsc_khz="$(bench_podcapd_tsc_khz)"
+			    $(bench_podcapd_tsc_args)
 		fi
 	done
 done

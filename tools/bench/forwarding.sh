@@ -192,7 +192,7 @@ while [ "$round" -lt "$runs" ] ||
 			bench_sample bench=forwarding round="$round" peer=podcapd metric=windows \
 			    file="$BENCH_TMP/windows-$round.out" exit_status="$bench_status" \
 			    stalls="$(grep -c 'has not switched windows' "$BENCH_PODCAPD_LOG")" \
-			    tsc_khz="$(bench_podcapd_tsc_khz)"
+			    $(bench_podcapd_tsc_args)
 		fi
 	done
 	if [ "$round_clean" = 1 ]; then

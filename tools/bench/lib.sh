@@ -293,7 +293,7 @@ bench_testpmd_start()
 
 # bench_podcapd_start CONFIG: window lines go to $BENCH_PODCAPD_OUT, the
 # log to $BENCH_PODCAPD_LOG. The EAL logs at debug level, for the TSC
-# frequency it works out (bench_podcapd_tsc_khz).
+# frequency it works out (bench_podcapd_tsc_args).
 bench_podcapd_start()
 {
 	local config=$1 log=$BENCH_TMP/podcapd.log
@@ -312,19 +312,21 @@ bench_podcapd_start()
 	fi
 }
 
-# bench_podcapd_tsc_khz: the TSC frequency podcapd's buckets count with,
-# from its "TSC: N Hz measured" line (or, from an older podcapd, the EAL's
-# "TSC frequency is ~N KHz"); "" if not logged.
-bench_podcapd_tsc_khz()
+# bench_podcapd_tsc_args: "tsc_hz=N tsc_source=S", the TSC frequency
+# podcapd's buckets count with: from its "TSC: N Hz measured" line (S is
+# "measured"), or, from a podcapd that took the EAL's figure, from the EAL's
+# "TSC frequency is ~N KHz" (S is "eal"); nothing if neither was logged.
+bench_podcapd_tsc_args()
 {
-	local hz
+	local v
 
-	hz=$(sed -n 's/.*TSC: \([0-9]*\) Hz measured.*/\1/p' "$BENCH_PODCAPD_LOG" | head -n 1)
-	if [ -n "$hz" ]; then
-		echo $((hz / 1000))
+	v=$(sed -n 's/.*TSC: \([0-9]*\) Hz measured.*/\1/p' "$BENCH_PODCAPD_LOG" | head -n 1)
+	if [ -n "$v" ]; then
+		echo "tsc_hz=$v tsc_source=measured"
 		return
 	fi
-	sed -n 's/.*TSC frequency is ~\([0-9]*\) KHz.*/\1/p' "$BENCH_PODCAPD_LOG" | head -n 1
+	v=$(sed -n 's/.*TSC frequency is ~\([0-9]*\) KHz.*/\1/p' "$BENCH_PODCAPD_LOG" | head -n 1)
+	[ -z "$v" ] || echo "tsc_hz=$((v * 1000)) tsc_source=eal"
 }
 
 # bench_forwarder_stop NAME: SIGTERM, then SIGKILL after 20 s (and say so).

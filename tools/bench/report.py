@@ -417,18 +417,22 @@ def cmd_cap(args):
         if s.get("metric") == "podcapd_run":
             print("podcapd round %s: exit status %s; %s 'has not switched windows' warnings"
                   % (s["round"], s.get("exit_status"), s.get("stalls")))
-    # The buckets count TSC ticks at the frequency podcapd works out; if the
-    # TSC really runs slower or faster, so does the cap.
+    # The buckets count TSC ticks at the frequency podcapd was given or
+    # measured; if the TSC really runs slower or faster, so does the cap.
     machine = json.loads(args.machine)
-    tsc = sorted({s["tsc_khz"] for s in samples
-                  if s.get("metric") == "podcapd_run" and s.get("tsc_khz")})
-    if tsc and machine.get("cpu_mhz"):
-        summary["clock"] = {"eal_tsc_khz": tsc, "kernel_cpu_mhz": machine["cpu_mhz"],
-                            "cap_scale": [round(machine["cpu_mhz"] * 1000 / t, 5) for t in tsc]}
-        print("podcapd's clock: podcapd counts the TSC at %s kHz, the kernel at %.3f MHz: "
-              "the buckets fill at %s x the declared cap"
-              % ("/".join(str(t) for t in tsc), machine["cpu_mhz"],
-                 "/".join("%.4f" % x for x in summary["clock"]["cap_scale"])))
+    clocks = sorted({(s["tsc_hz"], s.get("tsc_source", "?")) for s in samples
+                     if s.get("metric") == "podcapd_run" and s.get("tsc_hz")})
+    if clocks and machine.get("cpu_mhz"):
+        scale = [round(machine["cpu_mhz"] * 1e6 / hz, 5) for hz, _ in clocks]
+        summary["clock"] = {"tsc_hz": [hz for hz, _ in clocks],
+                            "tsc_source": [src for _, src in clocks],
+                            "kernel_cpu_mhz": machine["cpu_mhz"], "cap_scale": scale}
+        print("podcapd's clock: its buckets count the TSC at %s Hz (%s), the kernel at "
+              "%.3f MHz: they fill at %s x the declared cap"
+              % ("/".join(str(hz) for hz, _ in clocks),
+                 "/".join("measured at start" if src == "measured" else "the EAL's estimate"
+                          for _, src in clocks),
+                 machine["cpu_mhz"], "/".join("%.5f" % x for x in scale)))
 
     write_report(args.out, {"benchmark": "cap", "machine": json.loads(args.machine),
                             "params": params, "summary": summary, "samples": samples})
