@@ -116,6 +116,19 @@ def query_telemetry(prefix, command):
     return None
 
 
+def query_telemetry_many(prefix, commands):
+    """The replies to several commands from one dpdk-telemetry.py, in order, or None."""
+    try:
+        r = subprocess.run(["dpdk-telemetry.py", "-f", prefix], input="".join(c + "\n" for c in commands),
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    replies = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    if len(replies) != len(commands):
+        return None
+    return [rep.get(c.split(",")[0]) for rep, c in zip(replies, commands)]
+
+
 def window_totals(text):
     """Sums of the per-window lines: {(pod, dir): [pass_B, pass_F, drop_B, drop_F]}."""
     tot = {}
