@@ -17,7 +17,8 @@
 
 /* Why a frame of a known pod was dropped. */
 enum pc_pod_drop {
-	PC_DROP_OVER_CAP = 0,  /* the cap holds it: police mode, or it would wait longer than queue_delay */
+	PC_DROP_OVER_CAP = 0,  /* the cap holds it: police mode, or it would wait longer than queue_delay,
+				  or it was still queued at stop or when a reload removed its pod */
 	PC_DROP_QUEUE_FULL,    /* shape mode: the shaping queue had no room */
 	PC_DROP_TX_FULL,       /* passed the cap, but the outgoing port refused it */
 	PC_POD_DROP_COUNT,

@@ -226,6 +226,35 @@ drain(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 	}
 }
 
+/*
+ * Drops, and counts as over_cap, every frame still waiting in the queues of
+ * the shapers on this worker's active list: at stop, and at a reload for a
+ * pod that does not persist. The cap held these frames until nobody would
+ * send them any more; without this they would be freed with the table and
+ * counted nowhere. The bank in use still belongs to the table t.
+ */
+static void
+drop_backlogs(struct pc_worker *w, const struct pc_table *t)
+{
+	for (uint32_t i = 0; i < w->nactive; i++) {
+		uint32_t idx = w->active[i];
+		struct pc_shaper *s = &t->shapers[idx];
+		uint32_t pod = idx / PC_DIR_COUNT;
+		enum pc_dir d = (enum pc_dir)(idx % PC_DIR_COUNT);
+
+		while (s->head != NULL) {
+			uint32_t len = rte_pktmbuf_pkt_len(s->head);
+			pc_bucket_unqueue(&s->bucket, len);
+			count_pod_drop(w, pod, d, PC_DROP_OVER_CAP, len);
+			rte_pktmbuf_free(s->head);
+			if (s->queue == NULL || rte_ring_sc_dequeue(s->queue, (void **)&s->head) != 0)
+				s->head = NULL;
+		}
+		s->active_slot = UINT32_MAX;
+	}
+	w->nactive = 0;
+}
+
 static void
 publish_snapshots(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 {
@@ -247,7 +276,8 @@ publish_snapshots(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 
 /*
  * Takes over the pods of a new table that this worker owns: a pod that
- * persists on the same uplink keeps its bucket level and its queued frames.
+ * persists on the same uplink keeps its bucket level and its queued frames;
+ * the frames queued for a pod that does not are dropped in the closing window.
  */
 static void
 adopt_table(struct pc_worker *w, struct pc_table *nt)
@@ -255,7 +285,6 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 	struct pc_table *old = w->table;
 	uint64_t now = rte_rdtsc();
 
-	w->nactive = 0;
 	for (unsigned p = 0; p < nt->cfg.npods; p++) {
 		if (nt->uplinks[nt->cfg.pods[p].uplink].worker != w->index)
 			continue;
@@ -274,6 +303,15 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 					os->head = NULL;
 				}
 			}
+		}
+	}
+	if (old != NULL)
+		drop_backlogs(w, old);
+	for (unsigned p = 0; p < nt->cfg.npods; p++) {
+		if (nt->uplinks[nt->cfg.pods[p].uplink].worker != w->index)
+			continue;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct pc_shaper *ns = &nt->shapers[p * PC_DIR_COUNT + d];
 			if (ns->head != NULL) {
 				ns->active_slot = UINT32_MAX;
 				activate(w, ns, p * PC_DIR_COUNT + d);
@@ -337,8 +375,10 @@ pc_worker_main(void *arg)
 		}
 		__atomic_store_n(&w->loops, w->loops + 1, __ATOMIC_RELAXED);
 	}
-	if (w->table != NULL)
+	if (w->table != NULL) {
 		flush_all(w, w->table);
+		drop_backlogs(w, w->table);
+	}
 	PC_LOG(INFO, "worker %u stopped\n", w->index);
 	return 0;
 }
