@@ -27,7 +27,10 @@
 #define PROTO_HOPOPTS	0
 #define PROTO_TCP	6
 #define PROTO_UDP	17
+#define PROTO_ROUTING	43
+#define PROTO_FRAGMENT	44
 #define PROTO_ICMPV6	58
+#define PROTO_DSTOPTS	60
 
 #define ND_NS		135
 #define ND_NA		136
@@ -785,6 +788,104 @@ test_icmpv6_other(void **state)
 	expect_v6(&f, PC_DIR_DOWN, v6_fabric, 14);
 }
 
+/*
+ * Extension headers: only the fixed header's addresses name the pod, so a
+ * chain is neither walked nor checked, whatever it claims; its bytes are
+ * counted with the frame.
+ */
+static void
+test_ipv6_extension_headers(void **state)
+{
+	struct frame f;
+	size_t ip;
+	int i;
+
+	(void)state;
+	/* hop-by-hop, routing (final segment: a pod address), fragment, UDP */
+	eth_hdr(&f, ETH_IPV6);
+	ipv6_hdr(&f, PROTO_HOPOPTS, v6_fabric, v6_link_local, 8 + 24 + 8 + 8);
+	put8(&f, PROTO_ROUTING);
+	put8(&f, 0);
+	put8(&f, 1);			/* PadN */
+	put8(&f, 4);
+	put_fill(&f, 0, 4);
+	put8(&f, PROTO_FRAGMENT);
+	put8(&f, 2);
+	put8(&f, 4);			/* segment routing */
+	put8(&f, 1);
+	put_fill(&f, 0, 4);
+	put_bytes(&f, v6_pod, 16);
+	put8(&f, PROTO_UDP);
+	put8(&f, 0);
+	put16(&f, 0x0001);		/* offset 0, more fragments */
+	put_fill(&f, 0, 4);
+	udp_hdr(&f, 0);
+	expect_v6(&f, PC_DIR_UP, v6_fabric, 14);
+	expect_v6(&f, PC_DIR_DOWN, v6_link_local, 14);
+
+	/* a long chain of destination options */
+	eth_hdr(&f, ETH_IPV6);
+	ipv6_hdr(&f, PROTO_DSTOPTS, v6_pod, v6_fabric, 40 * 8 + 8);
+	for (i = 0; i < 40; i++) {
+		put8(&f, i < 39 ? PROTO_DSTOPTS : PROTO_UDP);
+		put_fill(&f, 0, 7);
+	}
+	udp_hdr(&f, 0);
+	expect_v6(&f, PC_DIR_UP, v6_pod, 14);
+	expect_v6(&f, PC_DIR_DOWN, v6_fabric, 14);
+
+	/* a header whose length runs past the payload: still the pod's bytes */
+	eth_hdr(&f, ETH_IPV6);
+	ipv6_hdr(&f, PROTO_HOPOPTS, v6_pod, v6_fabric, 8);
+	put8(&f, PROTO_UDP);
+	put8(&f, 200);
+	put_fill(&f, 0, 6);
+	expect_v6(&f, PC_DIR_UP, v6_pod, 14);
+
+	/* a jumbogram: payload length 0, the frame carries more */
+	eth_hdr(&f, ETH_IPV6);
+	ip = ipv6_hdr(&f, PROTO_HOPOPTS, v6_pod, v6_fabric, 0);
+	put8(&f, PROTO_UDP);
+	put8(&f, 0);
+	put8(&f, 0xc2);
+	put8(&f, 4);
+	put16(&f, 0);
+	put16(&f, 8 + 8);
+	udp_hdr(&f, 0);
+	assert_int_equal(f.b[ip + 4] << 8 | f.b[ip + 5], 0);
+	expect_v6(&f, PC_DIR_UP, v6_pod, 14);
+	expect_v6(&f, PC_DIR_DOWN, v6_fabric, 14);
+}
+
+/* Fragments carry the whole IP header: first or not, the address decides. */
+static void
+test_fragments(void **state)
+{
+	struct frame f;
+	size_t ip;
+
+	(void)state;
+	eth_hdr(&f, ETH_IPV4);
+	ip = ipv4_hdr(&f, PROTO_UDP, v4_pod, v4_fabric, 16);
+	set16(&f, ip + 6, 0x2000 | 185);	/* more fragments, offset 1480 */
+	put_fill(&f, 0xee, 16);
+	expect_v4(&f, PC_DIR_UP, v4_pod, ETH_IPV4, 14);
+	expect_v4(&f, PC_DIR_DOWN, v4_fabric, ETH_IPV4, 14);
+	set16(&f, ip + 6, 370);			/* the last one */
+	expect_v4(&f, PC_DIR_UP, v4_pod, ETH_IPV4, 14);
+
+	/* an IPv6 non-first fragment whose data looks like an NS */
+	eth_hdr(&f, ETH_IPV6);
+	ipv6_hdr(&f, PROTO_FRAGMENT, v6_pod, v6_fabric, 8 + 24);
+	put8(&f, PROTO_ICMPV6);
+	put8(&f, 0);
+	put16(&f, 181 << 3);
+	put_fill(&f, 0, 4);
+	nd_msg(&f, ND_NS, v6_link_local);
+	expect_v6(&f, PC_DIR_UP, v6_pod, 14);
+	expect_v6(&f, PC_DIR_DOWN, v6_fabric, 14);
+}
+
 /* Other frames */
 
 static void
@@ -1079,6 +1180,8 @@ main(void)
 		cmocka_unit_test(test_nd_advertisement),
 		cmocka_unit_test(test_nd_truncated),
 		cmocka_unit_test(test_icmpv6_other),
+		cmocka_unit_test(test_ipv6_extension_headers),
+		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_lldp_other),
 		cmocka_unit_test(test_runt),
 		cmocka_unit_test(test_truncation_ipv4),
