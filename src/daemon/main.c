@@ -44,6 +44,8 @@ RTE_LOG_REGISTER_DEFAULT(podcapd_logtype, INFO);
 
 static volatile sig_atomic_t got_stop;
 static volatile sig_atomic_t got_reload;
+static struct pc_signer *signer_watched;   /* checked by the control thread while it sleeps */
+static bool signer_gone;
 
 static void
 on_signal(int sig)
@@ -157,11 +159,32 @@ prepare_reload(const char *path, const struct pc_table *cur, const uint16_t (*po
 	return t;
 }
 
-/* Sleeps until `deadline_ns` (realtime) or a signal, in short slices. */
+/*
+ * Nothing may be enforced that can no longer be signed: once the signer is
+ * gone podcapd stops (last window and STOP are still logged, to be signed by
+ * the next run) and exits non-zero, and its supervisor restarts it with a
+ * fresh signer. A signer is never forked again from this process: it has
+ * parsed frames, and the key must only ever enter a process that has not.
+ */
+static bool
+signer_check(void)
+{
+	char why[64];
+
+	if (signer_gone || signer_watched == NULL || pc_signer_alive(signer_watched))
+		return signer_gone;
+	pc_signer_describe_end(signer_watched, why, sizeof(why));
+	PC_LOG(CRIT, "the signer process is lost (%s): no checkpoint can be signed any more; "
+	       "stopping, to be restarted with a new signer\n", why);
+	signer_gone = true;
+	return true;
+}
+
+/* Sleeps until `deadline_ns` (realtime), a signal or the signer's end, in short slices. */
 static void
 sleep_until(uint64_t deadline_ns)
 {
-	while (!got_stop && !got_reload) {
+	while (!got_stop && !got_reload && !signer_check()) {
 		uint64_t now = pc_now_ns();
 		if (now >= deadline_ns)
 			return;
@@ -310,8 +333,9 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 		pc_table_free(t);
 		goto out_ports;
 	}
+	signer_watched = signer;
 	wait_for_uncovered(covered_ns, window_ns);
-	if (got_stop) {
+	if (got_stop || signer_gone) {
 		pc_http_stop(http);
 		pc_table_free(t);
 		goto out_ports;
@@ -338,7 +362,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	       (unsigned long)(window_ns / PC_NS_PER_SEC), hex);
 
 	struct pc_table *pending = NULL;
-	while (!got_stop) {
+	while (!got_stop && !signer_gone) {
 		sleep_until((epoch + 1) * window_ns);
 		if (got_reload) {
 			got_reload = 0;
@@ -352,7 +376,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 			}
 			continue;
 		}
-		if (got_stop)
+		if (got_stop || signer_gone)
 			break;
 		uint64_t now_epoch = pc_now_ns() / window_ns;
 		if (now_epoch <= epoch)
@@ -383,7 +407,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	pc_recorder_window(&win);
 	pc_recorder_stop_record(pc_dp.table, epoch + 1, window_ns);
 	pc_http_stop(http);
-	status = EXIT_SUCCESS;
+	status = signer_gone ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (pending != NULL)
 		pc_table_free(pending);
 	pthread_mutex_lock(&pc_dp.lock);
