@@ -614,7 +614,9 @@ main(int argc, char **argv)
 	status = run(config, &cfg, &signer, covered_ns);
 	rte_eal_cleanup();
 out_recorder:
-	pc_recorder_finish();
+	/* windows that were counted but never logged: the supervisor must hear of it */
+	if (pc_recorder_finish() > 0)
+		status = EXIT_FAILURE;
 out_signer:
 	pc_signer_stop(&signer);
 	pc_config_free(&cfg);

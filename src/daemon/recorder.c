@@ -406,11 +406,11 @@ pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t windo
 	submit(&r, true);
 }
 
-void
+unsigned
 pc_recorder_finish(void)
 {
 	if (!rec.running)
-		return;
+		return 0;
 	pthread_mutex_lock(&rec.lock);
 	rec.stopping = true;
 	pthread_cond_signal(&rec.cond);
@@ -421,11 +421,15 @@ pc_recorder_finish(void)
 	deadline.tv_sec += 30;
 	if (pthread_timedjoin_np(rec.thread, NULL, &deadline) != 0) {
 		PC_LOG(ERR, "the ledger did not drain in 30 s; %u records not written\n", rec.n);
-		return;
+		return rec.n;
 	}
 	rec.running = false;
 	pc_ledger_close(rec.ledger);
 	rec.ledger = NULL;
+	if (rec.n > 0)
+		PC_LOG(ERR, "%u records could not be written to the ledger: the next start "
+		       "records the windows they held as a gap\n", rec.n);
+	return rec.n;
 }
 
 void

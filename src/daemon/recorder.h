@@ -53,8 +53,11 @@ void pc_recorder_clock(const struct pc_table *t, uint64_t epoch, uint64_t window
 		       int64_t step_ns);
 void pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns);
 
-/* Drains the queue (bounded wait) and stops the ledger thread. */
-void pc_recorder_finish(void);
+/*
+ * Drains the queue (bounded wait) and stops the ledger thread. Returns the
+ * number of records that never reached the ledger (0 when all did).
+ */
+unsigned pc_recorder_finish(void);
 void pc_recorder_stats(struct pc_recorder_stats *st);
 
 #endif /* PODCAPD_RECORDER_H */
