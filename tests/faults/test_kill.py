@@ -15,11 +15,15 @@ podcapd on the same ledger. After each kill:
   ledger: it only ever grew, and the cap held;
 - every record pulled before the kill is still in the ledger, byte for byte.
 
+Last, a signer that stops answering (SIGSTOP) stops podcapd too, within its
+10 s limit, instead of hanging it.
+
 PODCAP_TEST_SEED repeats a run (the seed is printed first); PODCAP_KILLS
 changes the number of kills of each kind (20).
 """
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -130,6 +134,20 @@ def main():
                   f"run {i}: all {len(pulled)} records pulled are still there byte for byte "
                   f"(tree size {out.get('tree_size')})")
         check(pd.start(), "podcapd starts after the last kill")
+        time.sleep(2.5)
+        spid = signer_of(pd.proc.pid)
+        os.kill(spid, signal.SIGSTOP)
+        try:
+            rc = pd.proc.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            rc = None
+            pd.kill()
+        check(rc == 1, f"a signer that stops answering stops podcapd with status 1 (status {rc})")
+        check("the signer process is lost (it stopped answering)" in pd.log()[pd.err_mark:],
+              "and podcapd says so")
+        check(not os.path.exists(f"/proc/{spid}"), "the silent signer is gone too")
+        kinds.append("signer")
+        check(pd.start(), "podcapd starts again")
         time.sleep(2.5)
         check(pd.stop() == 0, "and stops cleanly")
         rc, out, text = faultlib.verify(VERIFY, pd, state)
