@@ -4,7 +4,7 @@
  * (tests/vectors) and the tamper tests.
  *
  *   podcap-ledger-gen --key KEY --pod-map FILE --out DIR [--reload-map FILE] [--over-cap]
- *                     [--records N]
+ *                     [--records N] [--no-clock-record]
  *
  * Every value is a function of the pod map and the window index (fixed
  * times from 2024-01-01T00:00:00Z, fixed build id), and Ed25519 signatures
@@ -12,9 +12,11 @@
  *
  * The log: START; WINDOW x3; GAP of 2 windows; RELOAD (--reload-map, or
  * the same map again); WINDOW x2; STOP; START after 2 windows down;
- * WINDOW x3; then a checkpoint over all of it. --over-cap makes the second
+ * WINDOW x3; CLOCK (the wall clock stepped 120.4 s forward: labels jump two
+ * windows, no real time passes); WINDOW; then a checkpoint over all of it. --over-cap makes the second
  * window pass three times what the cap allows (signed all the same), for
- * tests of the envelope check. --records N keeps only the first N records:
+ * tests of the envelope check. --no-clock-record leaves the CLOCK record
+ * out (the labels still jump): a forged jump, for the sequence check. --records N keeps only the first N records:
  * an earlier checkpoint of the same log, for tests of the trusted state.
  */
 #include <errno.h>
@@ -43,6 +45,7 @@ struct gen {
 	uint8_t digest[PC_DIGEST_LEN];
 	uint8_t build_id[32];
 	bool over_cap;
+	bool no_clock;
 	uint64_t limit;                  /* records to write */
 	uint8_t *buf;
 };
@@ -51,7 +54,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: podcap-ledger-gen --key KEY --pod-map FILE --out DIR "
-		"[--reload-map FILE] [--over-cap] [--records N]\n");
+		"[--reload-map FILE] [--over-cap] [--records N] [--no-clock-record]\n");
 }
 
 static uint64_t
@@ -265,6 +268,12 @@ write_log(struct gen *g, const struct pc_config *first, const struct pc_config *
 	rc |= put_declaration(g, PC_REC_START, 9, window_start(g, 9) + 700 * MS);
 	for (uint64_t w = 9; w < 12; w++)
 		rc |= put_window(g, w);
+	struct pc_record r;
+	base_record(g, &r, PC_REC_CLOCK, 14, window_start(g, 14) + 150 * MS);
+	r.step_ns = (int64_t)(120 * 1000 * MS + 400 * MS);
+	if (!g->no_clock)
+		rc |= put(g, &r);
+	rc |= put_window(g, 14);
 	return rc ? -1 : 0;
 }
 
@@ -278,6 +287,7 @@ main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "over-cap", no_argument, NULL, 'x' },
 		{ "records", required_argument, NULL, 'n' },
+		{ "no-clock-record", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -305,6 +315,9 @@ main(int argc, char **argv)
 			break;
 		case 'x':
 			g.over_cap = true;
+			break;
+		case 'C':
+			g.no_clock = true;
 			break;
 		case 'n':
 			errno = 0;

@@ -2,8 +2,9 @@
 /*
  * Ledger records: what the appliance observed, one record per event.
  *
- * Every window produces a WINDOW record; every start, stop, pod-map reload
- * and run of unobserved windows produces a record of its own. The exact
+ * Every window produces a WINDOW record; every start, stop, pod-map reload,
+ * run of unobserved windows and step of the wall clock produces a record of
+ * its own. The exact
  * bytes are in docs/log-format.md; all integers are big-endian.
  */
 #ifndef PODCAP_RECORD_H
@@ -24,6 +25,7 @@ enum pc_record_type {
 	PC_REC_GAP = 3,     /* windows the appliance did not observe or could not log */
 	PC_REC_RELOAD = 4,  /* a new pod map is in force from window_start */
 	PC_REC_STOP = 5,    /* podcapd stopped cleanly */
+	PC_REC_CLOCK = 6,   /* the wall clock stepped; window labels go on from window_start */
 };
 
 struct pc_record_pod {
@@ -54,6 +56,9 @@ struct pc_record {
 	struct pc_record_pod *pods;        /* WINDOW, START, RELOAD: npods entries */
 	uint32_t nlinks;
 	struct pc_record_link *links;      /* WINDOW: unmapped/malformed per uplink */
+	/* CLOCK only (encoded after the links, absent from other types): */
+	uint64_t elapsed_ns;               /* real time from the cursor to window_start */
+	int64_t step_ns;                   /* how far the wall clock moved against real time */
 };
 
 /*

@@ -68,16 +68,20 @@ enum pc_verify_event_kind {
 	PC_VE_STOP,
 	PC_VE_GAP,         /* `windows` windows from window_start_ns were not logged */
 	PC_VE_RELOAD,
+	PC_VE_CLOCK,       /* the wall clock stepped by step_ns: labels jump from from_ns to
+			      window_start_ns while elapsed_ns of real time passed */
 };
 
 struct pc_verify_event {
 	enum pc_verify_event_kind kind;
 	uint64_t record;
 	uint64_t window_start_ns;
-	uint64_t from_ns;          /* RESTART: end of the last window before it */
+	uint64_t from_ns;          /* RESTART: end of the last window before it; CLOCK: the cursor */
 	uint64_t window_len_ns;
 	uint64_t windows;          /* GAP: windows missed; RESTART: windows down */
 	bool clean;                /* RESTART: a STOP preceded it */
+	int64_t step_ns;           /* CLOCK */
+	uint64_t elapsed_ns;       /* CLOCK */
 	uint8_t podmap_digest[PC_DIGEST_LEN]; /* START, RESTART, RELOAD: now in force */
 	uint8_t build_id[32];      /* START, RESTART */
 };

@@ -39,6 +39,8 @@ pc_record_type_name(uint8_t type)
 		return "reload";
 	case PC_REC_STOP:
 		return "stop";
+	case PC_REC_CLOCK:
+		return "clock";
 	default:
 		return "unknown";
 	}
@@ -91,7 +93,7 @@ type_has_pods(uint8_t type)
 static int
 record_check(const struct pc_record *r, const char **why)
 {
-	if (r->type < PC_REC_START || r->type > PC_REC_STOP) {
+	if (r->type < PC_REC_START || r->type > PC_REC_CLOCK) {
 		*why = "unknown record type";
 		return -1;
 	}
@@ -127,9 +129,17 @@ record_check(const struct pc_record *r, const char **why)
 		break;
 	default:
 		if (r->window_count != 0) {
-			*why = "window count must be 0 in start, reload and stop records";
+			*why = "window count must be 0 in start, reload, stop and clock records";
 			return -1;
 		}
+	}
+	if (r->type != PC_REC_CLOCK && (r->elapsed_ns != 0 || r->step_ns != 0)) {
+		*why = "clock fields in a record other than clock";
+		return -1;
+	}
+	if (r->type == PC_REC_CLOCK && r->step_ns == INT64_MIN) {
+		*why = "clock step out of range";
+		return -1;
 	}
 	if (r->npods > PC_MAX_PODS) {
 		*why = "more pods than PC_MAX_PODS";
@@ -140,7 +150,7 @@ record_check(const struct pc_record *r, const char **why)
 		return -1;
 	}
 	if (r->npods > 0 && !type_has_pods(r->type)) {
-		*why = "pods in a gap or stop record";
+		*why = "pods in a gap, stop or clock record";
 		return -1;
 	}
 	if (r->nlinks > 0 && r->type != PC_REC_WINDOW) {
@@ -255,6 +265,8 @@ encoded_size(const struct pc_record *r)
 		    strnlen(r->pods[i].uplink, PC_ID_LEN);
 	for (uint32_t i = 0; i < r->nlinks; i++)
 		n += LINK_FIXED_BYTES + strnlen(r->links[i].name, PC_ID_LEN);
+	if (r->type == PC_REC_CLOCK)
+		n += 2 * 8;
 	return n;
 }
 
@@ -297,6 +309,10 @@ pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len)
 		put_str(&w, r->links[i].name);
 		for (int d = 0; d < PC_DIR_COUNT; d++)
 			put_link_ctr(&w, &r->links[i].dir[d]);
+	}
+	if (r->type == PC_REC_CLOCK) {
+		put_u64(&w, r->elapsed_ns);
+		put_u64(&w, (uint64_t)r->step_ns);
 	}
 	return w.off;
 }
@@ -481,7 +497,7 @@ pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, const ch
 		return -1;
 	}
 	rec->type = get_u8(&r);
-	if (r.why == NULL && (rec->type < PC_REC_START || rec->type > PC_REC_STOP)) {
+	if (r.why == NULL && (rec->type < PC_REC_START || rec->type > PC_REC_CLOCK)) {
 		*why = "unknown record type";
 		return -1;
 	}
@@ -494,6 +510,10 @@ pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, const ch
 	get_bytes(&r, rec->build_id, sizeof(rec->build_id));
 	get_pods(&r, rec);
 	get_links(&r, rec);
+	if (rec->type == PC_REC_CLOCK) {
+		rec->elapsed_ns = get_u64(&r);
+		rec->step_ns = (int64_t)get_u64(&r);
+	}
 	if (r.why == NULL && r.off != len)
 		r.why = "trailing bytes after the record";
 	if (r.why == NULL && record_check(rec, &bad) < 0)

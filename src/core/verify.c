@@ -63,6 +63,7 @@ struct env {
 	uint64_t cap_bps, burst_bytes;
 	i128 excess;
 	uint64_t last_end_ns;
+	uint64_t last_real_end_ns;  /* the same in real time: labels less the time clock steps skipped */
 	uint64_t seg_start_ns;
 	u128 seg_bytes;
 	uint64_t over_windows;     /* windows at which some interval broke the envelope */
@@ -131,6 +132,7 @@ struct pc_verify {
 	/* the sequence */
 	bool started, stopped, resync;
 	uint64_t cursor_ns;              /* end of the last window accounted for */
+	uint64_t skipped_ns;             /* label time that clock records say did not elapse */
 	uint64_t window_ns;
 	uint8_t digest[PC_DIGEST_LEN];
 	uint64_t inforce_record;
@@ -608,6 +610,8 @@ env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint64_t
 	struct env *e = &ps->env[d];
 	i128 here = (i128)8 * NS * bytes - mul_sat(cap, len);
 	i128 carry = 0;
+	/* the time between windows is real time: a step of the wall clock grants nothing */
+	uint64_t real_start = start - v->skipped_ns;
 
 	if (e->active && (e->cap_bps != cap || e->burst_bytes != burst ||
 			  start < e->last_end_ns)) {
@@ -615,7 +619,7 @@ env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint64_t
 		memset(e, 0, sizeof(*e));
 	}
 	if (e->active)
-		carry = clamp(e->excess - mul_sat(cap, start - e->last_end_ns));
+		carry = clamp(e->excess - mul_sat(cap, real_start - e->last_real_end_ns));
 	if (!e->active) {
 		e->active = true;
 		e->cap_bps = cap;
@@ -630,6 +634,7 @@ env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint64_t
 		e->seg_bytes = bytes;
 	}
 	e->last_end_ns = start + len;
+	e->last_real_end_ns = real_start + len;
 	if (e->excess > (i128)8 * NS * burst) {
 		e->over_windows++;
 		if (!e->viol || e->excess > e->worst) {
@@ -909,6 +914,45 @@ on_gap(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
 }
 
+/*
+ * The wall clock stepped. Labels may jump forward (never back), and the
+ * record says how much real time passed meanwhile: the envelope counts that,
+ * not the labels, so a step forward grants no allowance.
+ */
+static void
+on_clock(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	char t1[40];
+
+	if (!require_running(v, index, r))
+		return;
+	bool resync = v->resync;
+	v->resync = false;
+	if (r->window_start_ns < v->cursor_ns) {
+		pc_verify_format_time(v->cursor_ns, t1, sizeof(t1));
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "clock record takes the windows back "
+		     "before %s, the end of what was already logged", t1);
+		return;
+	}
+	uint64_t skip = r->window_start_ns - v->cursor_ns;
+	if (!resync && r->elapsed_ns > skip) {
+		char a[32], b[32];
+
+		format_duration(r->elapsed_ns, a, sizeof(a));
+		format_duration(skip, b, sizeof(b));
+		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "clock record claims %s of real time "
+		     "where its window labels advance %s", a, b);
+		return;
+	}
+	struct pc_verify_event *e = event(v, PC_VE_CLOCK, index, r);
+	e->from_ns = v->cursor_ns;
+	e->step_ns = r->step_ns;
+	e->elapsed_ns = r->elapsed_ns;
+	if (!resync)
+		v->skipped_ns += skip - r->elapsed_ns;
+	v->cursor_ns = r->window_start_ns;
+}
+
 static void
 on_reload(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
@@ -994,6 +1038,9 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 		break;
 	case PC_REC_STOP:
 		on_stop(v, index, &r);
+		break;
+	case PC_REC_CLOCK:
+		on_clock(v, index, &r);
 		break;
 	}
 	pc_record_free(&r);
@@ -1343,6 +1390,8 @@ event_name(enum pc_verify_event_kind k)
 		return "gap";
 	case PC_VE_RELOAD:
 		return "reload";
+	case PC_VE_CLOCK:
+		return "clock";
 	}
 	return "unknown";
 }
@@ -1377,6 +1426,19 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 	case PC_VE_RELOAD:
 		snprintf(buf, len, "window %s, pod map %s", w, d);
 		break;
+	case PC_VE_CLOCK: {
+		char step[40], real[32], labels[32];
+		uint64_t mag = e->step_ns < 0 ? (uint64_t)-e->step_ns : (uint64_t)e->step_ns;
+
+		format_duration(mag, step, sizeof(step));
+		format_duration(e->elapsed_ns, real, sizeof(real));
+		format_duration(e->window_start_ns - e->from_ns, labels, sizeof(labels));
+		pc_verify_format_time(e->from_ns, t, sizeof(t));
+		snprintf(buf, len, "wall clock stepped %s by %s; window labels advance %s from %s "
+			 "while %s of real time passed", e->step_ns < 0 ? "back" : "forward", step,
+			 labels, t, real);
+		break;
+	}
 	}
 }
 
@@ -1587,6 +1649,12 @@ print_events_json(const struct pc_verify *v, FILE *f)
 		case PC_VE_GAP:
 			fprintf(f, ", \"windows\": %" PRIu64 ", \"window_ns\": %" PRIu64, e->windows,
 				e->window_len_ns);
+			break;
+		case PC_VE_CLOCK:
+			fprintf(f, ", \"step_ns\": %" PRId64 ", \"from\": ", e->step_ns);
+			json_time(f, e->from_ns);
+			fprintf(f, ", \"labels_ns\": %" PRIu64 ", \"elapsed_ns\": %" PRIu64,
+				e->window_start_ns - e->from_ns, e->elapsed_ns);
 			break;
 		case PC_VE_STOP:
 			break;

@@ -44,6 +44,8 @@ RTE_LOG_REGISTER_DEFAULT(podcapd_logtype, INFO);
 
 static volatile sig_atomic_t got_stop;
 static volatile sig_atomic_t got_reload;
+static struct pc_signer *signer_watched;   /* checked by the control thread while it sleeps */
+static bool signer_gone;
 
 static void
 on_signal(int sig)
@@ -157,12 +159,146 @@ prepare_reload(const char *path, const struct pc_table *cur, const uint16_t (*po
 	return t;
 }
 
-/* Sleeps until `deadline_ns` (realtime) or a signal, in short slices. */
+/*
+ * Nothing may be enforced that can no longer be signed: once the signer is
+ * gone podcapd stops (last window and STOP are still logged, to be signed by
+ * the next run) and exits non-zero, and its supervisor restarts it with a
+ * fresh signer. A signer is never forked again from this process: it has
+ * parsed frames, and the key must only ever enter a process that has not.
+ */
+static bool
+signer_check(void)
+{
+	char why[64];
+
+	if (signer_gone || signer_watched == NULL || pc_signer_alive(signer_watched))
+		return signer_gone;
+	pc_signer_describe_end(signer_watched, why, sizeof(why));
+	PC_LOG(CRIT, "the signer process is lost (%s): no checkpoint can be signed any more; "
+	       "stopping, to be restarted with a new signer\n", why);
+	signer_gone = true;
+	return true;
+}
+
+/* Sleeps until `deadline_ns` (realtime), a signal or the signer's end, in short slices. */
 static void
 sleep_until(uint64_t deadline_ns)
 {
-	while (!got_stop && !got_reload) {
+	while (!got_stop && !got_reload && !signer_check()) {
 		uint64_t now = pc_now_ns();
+		if (now >= deadline_ns)
+			return;
+		uint64_t step = RTE_MIN(deadline_ns - now, 50 * 1000 * 1000ull);
+		struct timespec ts = { .tv_sec = (time_t)(step / PC_NS_PER_SEC),
+				       .tv_nsec = (long)(step % PC_NS_PER_SEC) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Windows are paced by CLOCK_MONOTONIC, so each covers `window` of real
+ * time whatever the wall clock does; the wall clock only labels them (UTC
+ * multiples of `window`, so a verifier can line up many appliances).
+ *
+ *   label of the window in progress = (sequence + shift) x window
+ *   sequence = (monotonic + base) / window, base = wall - monotonic at start
+ *
+ * At each boundary the wall clock is compared with the label timeline. When
+ * it has moved by more than the tolerance since it was last compared, the
+ * wall clock stepped: forward, the labels jump (by whole windows) to catch
+ * up; back, they go on as they were, since a label already published may
+ * never be reused. Either way a CLOCK record says so and how much real time
+ * passed (none: the windows stay contiguous), so the verifier computes the
+ * envelope from real time, never from label differences.
+ */
+#define CLOCK_STEP_TOLERANCE_NS (1000 * 1000 * 1000ll)
+
+struct wall_clock {
+	int64_t base;       /* wall - monotonic at start */
+	uint64_t shift;     /* windows the labels jumped forward since start */
+	int64_t skew;       /* wall - label timeline at the last comparison */
+};
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * PC_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void
+clock_init(struct wall_clock *c)
+{
+	uint64_t m = mono_ns();
+	c->base = (int64_t)(pc_now_ns() - m);
+	c->shift = 0;
+	c->skew = 0;
+}
+
+/* The window sequence number at monotonic time m. */
+static uint64_t
+clock_sequence(const struct wall_clock *c, uint64_t m, uint64_t window_ns)
+{
+	return (uint64_t)((int64_t)m + c->base) / window_ns;
+}
+
+/* Monotonic time at which window sequence `seq` begins. */
+static uint64_t
+clock_boundary(const struct wall_clock *c, uint64_t seq, uint64_t window_ns)
+{
+	return (uint64_t)((int64_t)(seq * window_ns) - c->base);
+}
+
+static uint64_t
+clock_label(const struct wall_clock *c, uint64_t seq, uint64_t window_ns)
+{
+	return (seq + c->shift) * window_ns;
+}
+
+/*
+ * At the boundary that starts window sequence `seq` (monotonic m): has the
+ * wall clock stepped? Returns its step in ns (0 if none) and jumps the
+ * labels forward when the wall clock is now ahead of them.
+ */
+static int64_t
+clock_check(struct wall_clock *c, uint64_t seq, uint64_t m, uint64_t window_ns)
+{
+	int64_t wall = (int64_t)pc_now_ns();
+	int64_t label_now = (int64_t)m + c->base + (int64_t)(c->shift * window_ns);
+	int64_t drift = wall - label_now;
+	int64_t step = drift - c->skew;
+
+	if (step <= CLOCK_STEP_TOLERANCE_NS && step >= -CLOCK_STEP_TOLERANCE_NS)
+		return 0;
+	uint64_t wall_seq = (uint64_t)wall / window_ns;
+	if (wall > 0 && wall_seq > seq + c->shift)
+		c->shift = wall_seq - seq;
+	c->skew = wall - ((int64_t)m + c->base + (int64_t)(c->shift * window_ns));
+	return step;
+}
+
+static void
+clock_log(const struct wall_clock *c, int64_t step, uint64_t label_ns)
+{
+	char when[32];
+	time_t secs = (time_t)(label_ns / PC_NS_PER_SEC);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	PC_LOG(WARNING, "the wall clock stepped %s by %.3f s: windows go on from %s "
+	       "(labels %.3f s %s the wall clock), recorded in the ledger\n",
+	       step < 0 ? "back" : "forward", (double)(step < 0 ? -step : step) / 1e9, when,
+	       (double)(c->skew < 0 ? -c->skew : c->skew) / 1e9, c->skew < 0 ? "ahead of" : "behind");
+}
+
+/* Sleeps until monotonic `deadline_ns`, a signal or the signer's end, in short slices. */
+static void
+sleep_until_mono(uint64_t deadline_ns)
+{
+	while (!got_stop && !got_reload && !signer_check()) {
+		uint64_t now = mono_ns();
 		if (now >= deadline_ns)
 			return;
 		uint64_t step = RTE_MIN(deadline_ns - now, 50 * 1000 * 1000ull);
@@ -310,13 +446,16 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 		pc_table_free(t);
 		goto out_ports;
 	}
+	signer_watched = signer;
 	wait_for_uncovered(covered_ns, window_ns);
-	if (got_stop) {
+	if (got_stop || signer_gone) {
 		pc_http_stop(http);
 		pc_table_free(t);
 		goto out_ports;
 	}
-	uint64_t epoch = pc_now_ns() / window_ns;
+	struct wall_clock clk;
+	clock_init(&clk);
+	uint64_t epoch = clock_sequence(&clk, mono_ns(), window_ns);
 	pc_recorder_start_record(t, epoch, window_ns, covered_ns);
 	pc_dp.table = t;
 	pc_dp.epoch = epoch;
@@ -338,8 +477,8 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	       (unsigned long)(window_ns / PC_NS_PER_SEC), hex);
 
 	struct pc_table *pending = NULL;
-	while (!got_stop) {
-		sleep_until((epoch + 1) * window_ns);
+	while (!got_stop && !signer_gone) {
+		sleep_until_mono(clock_boundary(&clk, epoch + 1, window_ns));
 		if (got_reload) {
 			got_reload = 0;
 			struct pc_table *nt = prepare_reload(path, pc_dp.table,
@@ -352,17 +491,27 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 			}
 			continue;
 		}
-		if (got_stop)
+		if (got_stop || signer_gone)
 			break;
-		uint64_t now_epoch = pc_now_ns() / window_ns;
+		uint64_t m = mono_ns();
+		uint64_t now_epoch = clock_sequence(&clk, m, window_ns);
 		if (now_epoch <= epoch)
 			continue;
 		struct pc_table *old = pc_dp.table;
+		uint64_t closed_label = clock_label(&clk, epoch, window_ns);
 		pc_control_advance(now_epoch, pending, window_ns, &win);
+		win.start_ns = closed_label;
 		pc_control_print(&win);
 		pc_recorder_window(&win);
+		int64_t step = clock_check(&clk, now_epoch, m, window_ns);
+		if (step != 0) {
+			clock_log(&clk, step, clock_label(&clk, now_epoch, window_ns));
+			pc_recorder_clock(old, clock_label(&clk, now_epoch, window_ns) / window_ns,
+					  window_ns, step);
+		}
 		if (pending != NULL) {
-			pc_recorder_reload(pending, now_epoch, window_ns);
+			pc_recorder_reload(pending, clock_label(&clk, now_epoch, window_ns) / window_ns,
+					   window_ns);
 			pthread_mutex_lock(&pc_dp.lock);
 			pending->prev = NULL;
 			pc_table_free(old);
@@ -379,11 +528,13 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	for (i = 0; i < pc_dp.nworkers; i++)
 		__atomic_store_n(&pc_dp.workers[i]->acked_epoch, epoch + 1, __ATOMIC_RELEASE);
 	pc_control_advance(epoch + 1, NULL, window_ns, &win);
+	win.start_ns = clock_label(&clk, epoch, window_ns);
 	pc_control_print(&win);
 	pc_recorder_window(&win);
-	pc_recorder_stop_record(pc_dp.table, epoch + 1, window_ns);
+	pc_recorder_stop_record(pc_dp.table, clock_label(&clk, epoch + 1, window_ns) / window_ns,
+				window_ns);
 	pc_http_stop(http);
-	status = EXIT_SUCCESS;
+	status = signer_gone ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (pending != NULL)
 		pc_table_free(pending);
 	pthread_mutex_lock(&pc_dp.lock);
@@ -463,7 +614,9 @@ main(int argc, char **argv)
 	status = run(config, &cfg, &signer, covered_ns);
 	rte_eal_cleanup();
 out_recorder:
-	pc_recorder_finish();
+	/* windows that were counted but never logged: the supervisor must hear of it */
+	if (pc_recorder_finish() > 0)
+		status = EXIT_FAILURE;
 out_signer:
 	pc_signer_stop(&signer);
 	pc_config_free(&cfg);

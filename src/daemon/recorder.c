@@ -314,7 +314,7 @@ submit(const struct pc_record *r, bool lifecycle)
 
 /* A GAP for the windows that found the queue full, once there is room. */
 static void
-flush_lost(void)
+flush_lost(bool lifecycle)
 {
 	struct pc_record r;
 
@@ -324,7 +324,7 @@ flush_lost(void)
 		    rec.digest);
 	size_t len;
 	uint8_t *buf = encode(&r, &len);
-	if (buf != NULL && push(buf, len, false)) {
+	if (buf != NULL && push(buf, len, lifecycle)) {
 		PC_LOG(WARNING, "%lu windows were lost while the ledger was away: recorded as a gap\n",
 		       (unsigned long)rec.lost_count);
 		rec.lost_count = 0;
@@ -355,15 +355,16 @@ pc_recorder_window(const struct pc_window *w)
 {
 	struct pc_record r;
 
-	flush_lost();
+	flush_lost(false);
 	base_record(&r, PC_REC_WINDOW, w->start_ns, w->len_ns, w->count, w->table->digest);
 	fill_pods(&r, w->table, w);
 	size_t len;
 	uint8_t *buf = encode(&r, &len);
 	if (buf == NULL || !push(buf, len, false)) {
 		if (rec.lost_count == 0)
-			rec.lost_first = w->epoch;
-		rec.lost_count++;
+			rec.lost_first = w->start_ns / w->len_ns;
+		/* a record of several windows lost is as many windows missing */
+		rec.lost_count += w->count;
 		pthread_mutex_lock(&rec.lock);
 		rec.st.lost_windows++;
 		pthread_mutex_unlock(&rec.lock);
@@ -382,20 +383,34 @@ pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
 }
 
 void
-pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
+pc_recorder_clock(const struct pc_table *t, uint64_t epoch, uint64_t window_ns, int64_t step_ns)
 {
 	struct pc_record r;
 
-	flush_lost();
-	base_record(&r, PC_REC_STOP, epoch * window_ns, window_ns, 0, t->digest);
+	/* the windows lost before the step are contiguous with the cursor: a GAP first */
+	flush_lost(true);
+	base_record(&r, PC_REC_CLOCK, epoch * window_ns, window_ns, 0, t->digest);
+	/* windows are paced by the monotonic clock: the next one starts where the last ended */
+	r.elapsed_ns = 0;
+	r.step_ns = step_ns;
 	submit(&r, true);
 }
 
 void
+pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
+{
+	struct pc_record r;
+
+	flush_lost(true);
+	base_record(&r, PC_REC_STOP, epoch * window_ns, window_ns, 0, t->digest);
+	submit(&r, true);
+}
+
+unsigned
 pc_recorder_finish(void)
 {
 	if (!rec.running)
-		return;
+		return 0;
 	pthread_mutex_lock(&rec.lock);
 	rec.stopping = true;
 	pthread_cond_signal(&rec.cond);
@@ -406,11 +421,15 @@ pc_recorder_finish(void)
 	deadline.tv_sec += 30;
 	if (pthread_timedjoin_np(rec.thread, NULL, &deadline) != 0) {
 		PC_LOG(ERR, "the ledger did not drain in 30 s; %u records not written\n", rec.n);
-		return;
+		return rec.n;
 	}
 	rec.running = false;
 	pc_ledger_close(rec.ledger);
 	rec.ledger = NULL;
+	if (rec.n > 0)
+		PC_LOG(ERR, "%u records could not be written to the ledger: the next start "
+		       "records the windows they held as a gap\n", rec.n);
+	return rec.n;
 }
 
 void

@@ -44,10 +44,20 @@ void pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t
 			      uint64_t covered_ns);
 void pc_recorder_window(const struct pc_window *w);
 void pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns);
+/*
+ * CLOCK: the wall clock stepped by step_ns; window labels go on from
+ * epoch x window_ns with no real time between (windows are paced by the
+ * monotonic clock).
+ */
+void pc_recorder_clock(const struct pc_table *t, uint64_t epoch, uint64_t window_ns,
+		       int64_t step_ns);
 void pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns);
 
-/* Drains the queue (bounded wait) and stops the ledger thread. */
-void pc_recorder_finish(void);
+/*
+ * Drains the queue (bounded wait) and stops the ledger thread. Returns the
+ * number of records that never reached the ledger (0 when all did).
+ */
+unsigned pc_recorder_finish(void);
 void pc_recorder_stats(struct pc_recorder_stats *st);
 
 #endif /* PODCAPD_RECORDER_H */

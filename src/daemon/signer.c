@@ -2,12 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +26,7 @@
 #define SIGNER_MAGIC_RESP  0x70637331u  /* "pcs1" */
 #define SIGNER_BODY_MAX    2048
 #define SIGNER_ERR_MAX     256
+#define SIGNER_TIMEOUT_S   10    /* a signer that takes longer is treated as dead */
 
 struct signer_hello {
 	uint32_t magic;
@@ -180,6 +183,10 @@ pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t err
 	close(sv[1]);
 	s->fd = sv[0];
 	s->pid = pid;
+	/* a stopped or wedged signer must not hold the ledger thread forever */
+	struct timeval tv = { .tv_sec = SIGNER_TIMEOUT_S };
+	setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 
 	ssize_t n = recv(s->fd, &hello, sizeof(hello), MSG_TRUNC);
 	if (n != (ssize_t)sizeof(hello) || hello.magic != SIGNER_MAGIC_HELLO) {
@@ -205,6 +212,20 @@ pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t err
 	return 0;
 }
 
+/*
+ * The signer is gone, or no longer trustworthy: one that did not answer in
+ * time is killed, so that a late answer can never be taken for the next
+ * request's. Only pc_signer_alive() and pc_signer_stop() reap it, in the
+ * control thread, so its pid is still its own here.
+ */
+static void
+signer_lost(struct pc_signer *s, bool silent)
+{
+	__atomic_store_n(&s->lost, true, __ATOMIC_RELEASE);
+	if (silent)
+		shutdown(s->fd, SHUT_RDWR);   /* its end then sees EOF and exits */
+}
+
 int
 pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64], char *err,
 	       size_t errlen)
@@ -212,6 +233,10 @@ pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64
 	struct signer_req req = { .magic = SIGNER_MAGIC_REQ };
 	struct signer_resp resp;
 
+	if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE)) {
+		snprintf(err, errlen, "the signer is lost");
+		return -1;
+	}
 	if (s->fd < 0 || len == 0 || len > sizeof(req.body)) {
 		snprintf(err, errlen, "checkpoint of %zu bytes cannot be signed", len);
 		return -1;
@@ -220,14 +245,21 @@ pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64
 	memcpy(req.body, body, len);
 	if (send(s->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
 		snprintf(err, errlen, "signer: %s", strerror(errno));
+		signer_lost(s, errno == EAGAIN || errno == EWOULDBLOCK);
 		return -1;
 	}
 	ssize_t n;
 	do
 		n = recv(s->fd, &resp, sizeof(resp), MSG_TRUNC);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		snprintf(err, errlen, "signer: no answer in %d s", SIGNER_TIMEOUT_S);
+		signer_lost(s, true);
+		return -1;
+	}
 	if (n != (ssize_t)sizeof(resp) || resp.magic != SIGNER_MAGIC_RESP) {
-		snprintf(err, errlen, "signer: bad response (%zd bytes)", n);
+		snprintf(err, errlen, "signer: %s", n == 0 ? "it exited" : "bad response");
+		signer_lost(s, n != 0);
 		return -1;
 	}
 	if (resp.status != 0) {
@@ -244,6 +276,30 @@ pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64
 	return 0;
 }
 
+bool
+pc_signer_alive(struct pc_signer *s)
+{
+	int st;
+
+	if (s->pid > 0 && waitpid(s->pid, &st, WNOHANG) == s->pid) {
+		s->pid = 0;
+		s->status = st;
+		__atomic_store_n(&s->lost, true, __ATOMIC_RELEASE);
+	}
+	return !__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE);
+}
+
+void
+pc_signer_describe_end(const struct pc_signer *s, char *buf, size_t len)
+{
+	if (s->pid > 0)
+		snprintf(buf, len, "it stopped answering");
+	else if (WIFSIGNALED(s->status))
+		snprintf(buf, len, "it was killed by signal %d", WTERMSIG(s->status));
+	else
+		snprintf(buf, len, "it exited with status %d", WEXITSTATUS(s->status));
+}
+
 void
 pc_signer_stop(struct pc_signer *s)
 {
@@ -253,6 +309,9 @@ pc_signer_stop(struct pc_signer *s)
 	}
 	if (s->pid > 0) {
 		int st;
+		/* one that stopped answering may never read the EOF */
+		if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
+			kill(s->pid, SIGKILL);
 		waitpid(s->pid, &st, 0);
 		s->pid = 0;
 	}

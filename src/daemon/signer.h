@@ -12,6 +12,7 @@
 #ifndef PODCAPD_SIGNER_H
 #define PODCAPD_SIGNER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -22,6 +23,8 @@ struct pc_signer {
 	int fd;
 	pid_t pid;
 	struct pc_verifier_key vk;   /* the public half, sent by the signer at start */
+	bool lost;                   /* it died, or failed to answer: never used again */
+	int status;                  /* its wait status once reaped */
 };
 
 /*
@@ -29,9 +32,21 @@ struct pc_signer {
  * the signer's own message (bad mode, unparseable key, ...) in err.
  */
 int pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t errlen);
-/* Signs a checkpoint body: 0 and sig, or -1 with the refusal in err. */
+/*
+ * Signs a checkpoint body: 0 and sig, or -1 with the refusal in err. A
+ * signer that has exited, or does not answer within 10 s, is killed and
+ * marked lost.
+ */
 int pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64],
 		   char *err, size_t errlen);
+/*
+ * Whether the signer is still there (reaps it when it died). Once it is
+ * lost nothing can be signed any more: podcapd stops, and its restart forks
+ * a fresh signer from a fresh executable (see docs/design.md).
+ */
+bool pc_signer_alive(struct pc_signer *s);
+/* "it was killed by signal 9", ... for the log, after pc_signer_alive() said no. */
+void pc_signer_describe_end(const struct pc_signer *s, char *buf, size_t len);
 /* Closes the socket; the signer wipes its key and exits. */
 void pc_signer_stop(struct pc_signer *s);
 

@@ -8,30 +8,17 @@ cap must keep holding window after window, /metrics must show the failed
 appends and the records waiting, and once space is freed every window must
 reach the ledger, which then verifies with no window missing.
 """
-import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from daemon import Checks, Podcapd, window_totals  # noqa: E402
-from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import faultlib  # noqa: E402
+from faultlib import Checks, Podcapd, metrics, window_totals  # noqa: E402
 
-if os.geteuid() != 0:
-    print("SKIP: needs root (a private mount namespace with a tmpfs)")
-    sys.exit(77)
-if os.environ.get("PODCAP_IN_UNSHARE") != "1":
-    env = dict(os.environ, PODCAP_IN_UNSHARE="1")
-    # a private mount namespace for the tmpfs, and a pid namespace so that
-    # podcapd dies with the test whatever happens to it
-    os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
-                           "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
-
+faultlib.enter("a private mount namespace with a tmpfs")
 PODCAPD, KEYGEN, VERIFY = sys.argv[1:4]
 CAP = 20_000_000
 
@@ -59,13 +46,6 @@ for i in range(1, 24):
     MAP += f"  - id: pod-{i:02d}\n    uplink: up0\n    prefixes: [10.{i}.0.0/16]\n"
 
 
-def metrics(port):
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
-        text = r.read().decode()
-    return {m[1]: float(m[2]) for m in re.finditer(r"^(podcap_ledger_\w+) (\S+)$", text, re.M)}
-
-
 def fill(path):
     """Writes until the file system is full."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
@@ -87,8 +67,7 @@ def main():
         os.mkdir(disk)
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "podcap-test", disk], check=True)
         try:
-            write_pcap(f"{d}/in.pcap", [eth(ETH_IPV4, ipv4_packet("10.0.0.1", "10.0.0.200", 986))] * 32)
-            write_pcap(f"{d}/empty.pcap", [])
+            faultlib.traffic(d)
             pd = Podcapd(PODCAPD, KEYGEN, d, "diskfull")
             pd.ledger = f"{disk}/ledger"
             pd.write_config(pd.appliance_yaml() + MAP.replace("{d}", d).replace("{pid}", str(os.getpid())))
@@ -101,8 +80,7 @@ def main():
             full_from = len(pd.stdout().splitlines())
             time.sleep(4)
             m = metrics(port)
-            lines = pd.stdout().splitlines()[full_from:]
-            rates = [float(ln.split()[-3]) for ln in lines if " pod-a up " in ln]
+            rates = faultlib.rates(pd.stdout().splitlines()[full_from:])
             check(len(rates) >= 3, f"windows kept closing while the disk was full ({len(rates)})")
             check(rates and all(r <= CAP / 1e6 * 1.06 for r in rates) and max(rates) >= CAP / 1e6 * 0.9,
                   f"the cap held at 20 Mbit/s while the disk was full: {rates}")
@@ -120,17 +98,15 @@ def main():
                   f"records, {m.get('podcap_ledger_queued_records')} waiting)")
             check(pd.stop() == 0, "podcapd stops cleanly")
             printed = len([ln for ln in pd.stdout().splitlines() if " pod-a up " in ln])
-            r = subprocess.run([VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--json"],
-                               capture_output=True, text=True)
-            out = json.loads(r.stdout) if r.stdout.startswith("{") else {}
-            check(r.returncode == 0, f"the ledger verifies (exit {r.returncode})")
+            rc, out, text = faultlib.verify(VERIFY, pd, pod_map=False)
+            check(rc == 0, f"the ledger verifies (exit {rc})")
             check(out.get("windows") == printed,
                   f"every window is in the ledger: {out.get('windows')} of {printed}")
             tot = window_totals(pd.stdout())[("pod-a", "up")][0]
             up = [p["bytes"] for p in out.get("pods", []) if p["pod"] == "pod-a" and p["dir"] == "up"]
             check(up == [tot], f"verified bytes {up} equal the windows podcapd printed ({tot})")
             if check.failures:
-                print(r.stdout[-2000:] + r.stderr + pd.log()[-3000:])
+                print(text + pd.log()[-3000:])
         finally:
             subprocess.run(["umount", "-l", disk])
     return check.finish()

@@ -306,7 +306,9 @@ test_layout_and_bad_fields(void **state)
 	MUTATE(OFF_VERSION, 0, "unknown record format version");
 	MUTATE(OFF_VERSION, 2, "unknown record format version");
 	MUTATE(OFF_TYPE, 0, "unknown record type");
-	MUTATE(OFF_TYPE, 6, "unknown record type");
+	MUTATE(OFF_TYPE, 7, "unknown record type");
+	/* a window record read as a clock record: the clock fields are missing */
+	MUTATE(OFF_TYPE, PC_REC_CLOCK, NULL);
 	MUTATE(OFF_TYPE, 0xff, "unknown record type");
 	MUTATE(OFF_MODE, 2, "unknown pod mode");
 	MUTATE(OFF_APP + 1, '/', "appliance id is not [A-Za-z0-9._-]{1,63}");
@@ -411,6 +413,75 @@ test_type_rules(void **state)
 	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
 }
 
+/*
+ * CLOCK: the common fields, then elapsed_ns and step_ns (two's complement),
+ * and nothing else; the clock fields belong to no other type.
+ */
+static void
+test_clock_record(void **state)
+{
+	struct pc_record r = { .type = PC_REC_CLOCK, .appliance_id = "app1",
+			       .window_len_ns = 1000000000, .window_start_ns = 5000000000,
+			       .elapsed_ns = 0, .step_ns = -300000000000ll };
+	struct pc_record d;
+	struct pc_record_pod pod = { .id = "p", .uplink = "u", .cap_bps = 1, .burst_bytes = 1 };
+	const char *why;
+	uint8_t out[512], t[512];
+
+	(void)state;
+	size_t n = pc_record_encode(&r, out, sizeof(out));
+	/* 107 bytes plus the appliance id, and the two clock fields */
+	assert_int_equal(n, 107 + 4 + 16);
+	assert_int_equal(out[OFF_TYPE], 6);
+	/* step -300 s, big-endian two's complement, last */
+	static const uint8_t step[8] = { 0xff, 0xff, 0xff, 0xba, 0x26, 0x9b, 0x48, 0x00 };
+	assert_memory_equal(out + n - 8, step, 8);
+	assert_int_equal(pc_record_decode(out, n, &d, &why), 0);
+	assert_int_equal(d.type, PC_REC_CLOCK);
+	assert_true(d.step_ns == -300000000000ll);
+	assert_true(d.elapsed_ns == 0);
+	assert_true(d.window_start_ns == 5000000000ull);
+	/* re-encodes to the same bytes */
+	assert_int_equal(pc_record_encode(&d, t, sizeof(t)), n);
+	assert_memory_equal(t, out, n);
+	pc_record_free(&d);
+	r.elapsed_ns = 7;
+	r.step_ns = 600000000000ll;
+	n = pc_record_encode(&r, out, sizeof(out));
+	assert_int_equal(pc_record_decode(out, n, &d, &why), 0);
+	assert_true(d.elapsed_ns == 7 && d.step_ns == 600000000000ll);
+	pc_record_free(&d);
+	/* every truncation, and a trailing byte, are refused */
+	for (size_t k = 0; k < n; k++)
+		expect_refused(out, k, NULL);
+	memcpy(t, out, n);
+	t[n] = 0;
+	expect_refused(t, n + 1, "trailing bytes after the record");
+	/* no window count, no pods, no links */
+	r.window_count = 1;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.window_count = 0;
+	r.npods = 1;
+	r.pods = &pod;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.npods = 0;
+	r.step_ns = INT64_MIN;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	/* the clock fields in another type are refused, never silently dropped */
+	r.type = PC_REC_STOP;
+	r.step_ns = 1;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.step_ns = 0;
+	r.elapsed_ns = 1;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	/* a stop record read as a clock record is too short */
+	r.elapsed_ns = 0;
+	n = pc_record_encode(&r, out, sizeof(out));
+	assert_true(n > 0);
+	out[OFF_TYPE] = PC_REC_CLOCK;
+	expect_refused(out, n, "record is truncated");
+}
+
 /* The largest record the pod map allows fits in PC_RECORD_MAX. */
 static void
 test_largest_record_fits(void **state)
@@ -479,8 +550,9 @@ test_type_names(void **state)
 	assert_string_equal(pc_record_type_name(PC_REC_GAP), "gap");
 	assert_string_equal(pc_record_type_name(PC_REC_RELOAD), "reload");
 	assert_string_equal(pc_record_type_name(PC_REC_STOP), "stop");
+	assert_string_equal(pc_record_type_name(PC_REC_CLOCK), "clock");
 	assert_string_equal(pc_record_type_name(0), "unknown");
-	assert_string_equal(pc_record_type_name(6), "unknown");
+	assert_string_equal(pc_record_type_name(7), "unknown");
 }
 
 int
@@ -492,6 +564,7 @@ main(void)
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_layout_and_bad_fields),
 		cmocka_unit_test(test_type_rules),
+		cmocka_unit_test(test_clock_record),
 		cmocka_unit_test(test_largest_record_fits),
 		cmocka_unit_test(test_random_mutations),
 		cmocka_unit_test(test_type_names),

@@ -1025,6 +1025,146 @@ test_envelope(void **state)
 }
 
 static void
+add_clock(const struct gen *g, struct log *lg, uint64_t w, uint64_t elapsed_ns, int64_t step_ns)
+{
+	struct pc_record r;
+
+	base(g, &r, PC_REC_CLOCK, w);
+	r.elapsed_ns = elapsed_ns;
+	r.step_ns = step_ns;
+	push(lg, &r);
+}
+
+static const struct pc_verify_event *
+find_event(const struct pc_verify *v, enum pc_verify_event_kind kind)
+{
+	for (size_t i = 0; i < pc_verify_nevents(v); i++)
+		if (pc_verify_event_at(v, i)->kind == kind)
+			return pc_verify_event_at(v, i);
+	return NULL;
+}
+
+/* Steps of the wall clock: labels jump forward, never back, and grant no allowance. */
+static void
+test_clock_steps(void **state)
+{
+	struct log lg;
+	char note[PC_NOTE_MAX];
+	struct run o = { 0 };
+	const uint64_t burst = gen_a.cfg.pods[0].limits.burst_bytes;
+	const int64_t ten = 10 * (int64_t)gen_a.cfg.window_ns;
+
+	(void)state;
+	/* forward by 10 windows: the labels jump, the record explains it, it verifies */
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_window(&gen_a, &lg, 0, 50, 0);
+	add_clock(&gen_a, &lg, 11, 0, ten);
+	add_window(&gen_a, &lg, 11, 50, 0);
+	add_simple(&gen_a, &lg, PC_REC_STOP, 12, 0);
+	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	struct pc_verify *v = verify(&o, note, n, &lg);
+	expect_ok(v);
+	const struct pc_verify_event *e = find_event(v, PC_VE_CLOCK);
+	assert_non_null(e);
+	assert_int_equal(e->record, 2);
+	assert_true(e->step_ns == ten);
+	assert_true(e->from_ns == wstart(&gen_a, 1) && e->window_start_ns == wstart(&gen_a, 11));
+	assert_true(e->elapsed_ns == 0);
+	assert_int_equal(pc_verify_nwindows(v), 2);
+	pc_verify_free(v);
+
+	/* the same jump forged, with no clock record: a hole no record explains */
+	free(lg.rec[2]);
+	memmove(&lg.rec[2], &lg.rec[3], 2 * sizeof(lg.rec[0]));
+	memmove(&lg.len[2], &lg.len[3], 2 * sizeof(lg.len[0]));
+	lg.n--;
+	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	v = verify(&o, note, n, &lg);
+	const struct pc_verify_failure *f = expect_fail(v, PC_VC_SEQUENCE, 2);
+	assert_non_null(strstr(f->msg, "no gap record or restart explains it"));
+	pc_verify_free(v);
+	free_log(&lg);
+
+	/*
+	 * Full windows on both sides of the jump. Had the 10 windows of labels
+	 * passed for real (a GAP), the bucket would have refilled; the clock
+	 * record says no time passed, so the two windows are back to back.
+	 */
+	for (int real = 0; real <= 1; real++) {
+		memset(&lg, 0, sizeof(lg));
+		add_decl(&gen_a, &lg, PC_REC_START, 0);
+		add_window(&gen_a, &lg, 0, 100, burst / 2 + 1);
+		if (real)
+			add_simple(&gen_a, &lg, PC_REC_GAP, 1, 10);
+		else
+			add_clock(&gen_a, &lg, 11, 0, ten);
+		add_window(&gen_a, &lg, 11, 100, burst / 2 + 1);
+		n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+		v = verify(&o, note, n, &lg);
+		if (real) {
+			expect_ok(v);
+		} else {
+			f = expect_fail(v, PC_VC_ENVELOPE, 3);
+			assert_non_null(strstr(f->msg, "pod pod-a up"));
+		}
+		pc_verify_free(v);
+		free_log(&lg);
+	}
+
+	/* a clock record may not claim more real time than its labels skip */
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_window(&gen_a, &lg, 0, 50, 0);
+	add_clock(&gen_a, &lg, 3, 2 * gen_a.cfg.window_ns + 1, 0);
+	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	v = verify(&o, note, n, &lg);
+	f = expect_fail(v, PC_VC_SEQUENCE, 2);
+	assert_non_null(strstr(f->msg, "of real time where its window labels advance"));
+	pc_verify_free(v);
+	free_log(&lg);
+
+	/* back by 5 windows: labels go on from the cursor, reported, verifies */
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_window(&gen_a, &lg, 0, 50, 0);
+	add_window(&gen_a, &lg, 1, 50, 0);
+	add_clock(&gen_a, &lg, 2, 0, -ten / 2);
+	add_window(&gen_a, &lg, 2, 50, 0);
+	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	v = verify(&o, note, n, &lg);
+	expect_ok(v);
+	e = find_event(v, PC_VE_CLOCK);
+	assert_non_null(e);
+	assert_true(e->step_ns == -ten / 2 && e->window_start_ns == e->from_ns);
+	pc_verify_free(v);
+	free_log(&lg);
+
+	/* a clock record that takes the labels back, or comes after a stop, is refused */
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_window(&gen_a, &lg, 0, 50, 0);
+	add_window(&gen_a, &lg, 1, 50, 0);
+	add_clock(&gen_a, &lg, 1, 0, -ten);
+	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	v = verify(&o, note, n, &lg);
+	f = expect_fail(v, PC_VC_SEQUENCE, 3);
+	assert_non_null(strstr(f->msg, "takes the windows back"));
+	pc_verify_free(v);
+	free_log(&lg);
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_simple(&gen_a, &lg, PC_REC_STOP, 0, 0);
+	add_clock(&gen_a, &lg, 4, 0, ten);
+	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	v = verify(&o, note, n, &lg);
+	f = expect_fail(v, PC_VC_SEQUENCE, 2);
+	assert_non_null(strstr(f->msg, "clock after a stop record"));
+	pc_verify_free(v);
+	free_log(&lg);
+}
+
+static void
 test_podmap(void **state)
 {
 	struct log lg;
@@ -1294,6 +1434,7 @@ main(void)
 		cmocka_unit_test(test_rollback_and_fork),
 		cmocka_unit_test(test_consistency_proof),
 		cmocka_unit_test(test_envelope),
+		cmocka_unit_test(test_clock_steps),
 		cmocka_unit_test(test_podmap),
 		cmocka_unit_test(test_sequence_rules),
 		cmocka_unit_test(test_report),
