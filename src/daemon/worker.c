@@ -312,7 +312,7 @@ pc_worker_main(void *arg)
 				adopt_table(w, nt);
 			}
 			w->epoch = epoch;
-			w->bank = w->banks[epoch & 1];
+			w->bank = w->banks[__atomic_load_n(&pc_dp.bank, __ATOMIC_RELAXED)];
 			__atomic_store_n(&w->acked_epoch, epoch, __ATOMIC_RELEASE);
 		}
 		const struct pc_table *t = w->table;
