@@ -454,10 +454,12 @@ main(int argc, char **argv)
 	/* the key is read by the signer process only, before DPDK maps anything */
 	struct pc_signer signer;
 	char err[512];
-	if (pc_signer_spawn(cfg.signing_key, &signer, err, sizeof(err)) != 0) {
+	int rc = pc_signer_spawn(cfg.signing_key, &signer, err, sizeof(err));
+	if (rc != 0) {
 		fprintf(stderr, "podcapd: signing key: %s\n", err);
 		pc_config_free(&cfg);
-		return EXIT_FAILURE;
+		/* a key refused is a misconfiguration, like a bad pod map */
+		return rc == -2 ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	int status = EXIT_FAILURE;
 	uint64_t covered_ns;
