@@ -40,7 +40,9 @@ int pc_verifier_key_format(const struct pc_verifier_key *vk, char *buf, size_t l
 int pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, char *err, size_t errlen);
 
 /*
- * Load a secret key file: refuses one that group or others can read, or that
+ * Load a secret key file: refuses one that is not a regular file (symbolic
+ * links are followed: the file they lead to is checked), that group or others
+ * can read or write, that someone other than this user or root owns, or that
  * does not parse, with a message in err. Returns a sodium_malloc'd key or NULL.
  */
 struct pc_signer_key *pc_signer_key_load(const char *path, char *err, size_t errlen);

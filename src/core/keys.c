@@ -298,7 +298,11 @@ parse_secret(struct secret_scratch *s, struct pc_signer_key *k, const char **why
 		return -1;
 	}
 	if (len < plen || memcmp(s->text, SECRET_PREFIX, plen) != 0) {
-		*why = "does not start with " SECRET_PREFIX;
+		struct pc_verifier_key vk;
+		const char *ignored;
+		*why = pc_verifier_key_parse(s->text, &vk, &ignored) == 0 ?
+		       "this is a verifier key (the .pub file), give the secret key" :
+		       "does not start with " SECRET_PREFIX;
 		return -1;
 	}
 	if (split_key(s->text + plen, len - plen, &f, why) != 0 ||
@@ -334,6 +338,13 @@ pc_signer_key_load(const char *path, char *err, size_t errlen)
 	if ((st.st_mode & 077) != 0) {
 		errf(err, errlen, "%s: secret key is %s by group or others (mode %04o); chmod 600 it",
 		     path, mode_word(st.st_mode), (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return NULL;
+	}
+	/* whoever owns the file can replace the key: only this user or root may */
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		errf(err, errlen, "%s: secret key is owned by uid %u, not by this user (uid %u) "
+		     "or root; chown it", path, (unsigned)st.st_uid, (unsigned)geteuid());
 		close(fd);
 		return NULL;
 	}

@@ -65,12 +65,14 @@ pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
 		   struct pc_window *win)
 {
 	uint64_t closed = __atomic_load_n(&pc_dp.epoch, __ATOMIC_RELAXED);
+	unsigned bank = pc_dp.bank;
 	const struct pc_table *old = __atomic_load_n(&pc_dp.table, __ATOMIC_RELAXED);
 
 	/* readers (telemetry, metrics) see either the state before or after, never a mix */
 	pthread_mutex_lock(&pc_dp.lock);
 	if (table != NULL)
 		__atomic_store_n(&pc_dp.table, table, __ATOMIC_RELEASE);
+	__atomic_store_n(&pc_dp.bank, bank ^ 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pc_dp.epoch, epoch, __ATOMIC_RELEASE);
 	wait_for_workers(epoch);
 
@@ -82,7 +84,7 @@ pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
 	win->count = epoch > closed ? epoch - closed : 1;
 	win->table = old;
 	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
-		struct pc_bank *b = pc_dp.workers[i]->banks[closed & 1];
+		struct pc_bank *b = pc_dp.workers[i]->banks[bank];
 		for (unsigned p = 0; p < old->cfg.npods; p++)
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
 				pc_pod_ctr_accumulate(&win->pod[p][d], &b->pod[p][d]);
@@ -160,7 +162,7 @@ void
 pc_control_read_totals(const struct pc_table *t, struct pc_pod_ctr (*pod)[PC_DIR_COUNT],
 		       struct pc_link_ctr (*link)[PC_DIR_COUNT])
 {
-	uint64_t epoch = __atomic_load_n(&pc_dp.epoch, __ATOMIC_ACQUIRE);
+	unsigned bank = __atomic_load_n(&pc_dp.bank, __ATOMIC_RELAXED);
 
 	for (unsigned p = 0; p < t->cfg.npods; p++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
@@ -173,7 +175,7 @@ pc_control_read_totals(const struct pc_table *t, struct pc_pod_ctr (*pod)[PC_DIR
 			pc_link_ctr_accumulate(&link[u][d], &totals_link[u][d]);
 		}
 	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
-		const struct pc_bank *b = pc_dp.workers[i]->banks[epoch & 1];
+		const struct pc_bank *b = pc_dp.workers[i]->banks[bank];
 		for (unsigned p = 0; p < t->cfg.npods; p++)
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
 				pc_pod_ctr_accumulate(&pod[p][d], &b->pod[p][d]);

@@ -57,6 +57,13 @@ struct pc_worker {
 
 struct pc_dataplane {
 	uint64_t epoch;                /* window index, control -> workers */
+	/*
+	 * The bank the current window is counted in, flipped at every switch
+	 * (stored before epoch, read after it). Not epoch & 1: when the control
+	 * thread was held up and moves on two windows at once, the bank it
+	 * closes and the one the workers move to must still differ.
+	 */
+	unsigned bank;
 	struct pc_table *table;        /* table in force, control -> workers */
 	bool stop;
 	uint64_t hz;

@@ -129,34 +129,44 @@ reload_incompatible(const struct pc_config *a, const struct pc_config *b)
 	return NULL;
 }
 
-static struct pc_table *
+/*
+ * Builds the table of a new pod map into *pending. A valid map replaces a
+ * pending one, which is freed first: a table's prefix tables take over
+ * 128 MiB, and room for two (in force and next) is what the pod map's
+ * dpdk.memory must allow, not three.
+ */
+static void
 prepare_reload(const char *path, const struct pc_table *cur, const uint16_t (*ports)[PC_DIR_COUNT],
-	       unsigned generation)
+	       unsigned generation, struct pc_table **pending)
 {
 	struct pc_config cfg;
 	if (load_config(path, &cfg) != 0) {
 		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
-		return NULL;
+		return;
 	}
 	const char *why = reload_incompatible(&cur->cfg, &cfg);
 	if (why != NULL) {
 		PC_LOG(ERR, "reload of %s refused: %s; restart podcapd for that\n", path, why);
 		pc_config_free(&cfg);
-		return NULL;
+		return;
 	}
+	pc_table_free(*pending);
+	*pending = NULL;
 	struct pc_table *t = pc_table_create(&cfg, ports, pc_dp.nworkers, pc_dp.hz, generation);
 	pc_config_free(&cfg);
-	if (t == NULL)
-		return NULL;
-	if (pc_table_link_prev(t, (struct pc_table *)(uintptr_t)cur) != 0) {
+	if (t != NULL && pc_table_link_prev(t, (struct pc_table *)(uintptr_t)cur) != 0) {
 		pc_table_free(t);
-		return NULL;
+		t = NULL;
+	}
+	if (t == NULL) {
+		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
+		return;
 	}
 	char hex[2 * PC_DIGEST_LEN + 1];
 	pc_hex(t->digest, sizeof(t->digest), hex);
 	PC_LOG(NOTICE, "reloaded %s: %u pods, digest %s, in force from the next window\n",
 	       path, t->cfg.npods, hex);
-	return t;
+	*pending = t;
 }
 
 /*
@@ -479,16 +489,11 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	struct pc_table *pending = NULL;
 	while (!got_stop && !signer_gone) {
 		sleep_until_mono(clock_boundary(&clk, epoch + 1, window_ns));
-		if (got_reload) {
+		/* a window that is due closes first: reloads in a row must not hold it open */
+		if (got_reload && mono_ns() < clock_boundary(&clk, epoch + 1, window_ns)) {
 			got_reload = 0;
-			struct pc_table *nt = prepare_reload(path, pc_dp.table,
-							     (const uint16_t (*)[PC_DIR_COUNT])ports,
-							     generation++);
-			if (nt != NULL) {
-				if (pending != NULL)
-					pc_table_free(pending);
-				pending = nt;
-			}
+			prepare_reload(path, pc_dp.table, (const uint16_t (*)[PC_DIR_COUNT])ports,
+				       generation++, &pending);
 			continue;
 		}
 		if (got_stop || signer_gone)
@@ -600,10 +605,12 @@ main(int argc, char **argv)
 	/* the key is read by the signer process only, before DPDK maps anything */
 	struct pc_signer signer;
 	char err[512];
-	if (pc_signer_spawn(cfg.signing_key, &signer, err, sizeof(err)) != 0) {
+	int rc = pc_signer_spawn(cfg.signing_key, &signer, err, sizeof(err));
+	if (rc != 0) {
 		fprintf(stderr, "podcapd: signing key: %s\n", err);
 		pc_config_free(&cfg);
-		return EXIT_FAILURE;
+		/* a key refused is a misconfiguration, like a bad pod map */
+		return rc == -2 ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	int status = EXIT_FAILURE;
 	uint64_t covered_ns;

@@ -98,11 +98,31 @@ pc_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
 	return 0;
 }
 
+/*
+ * What each port moved over the whole run, logged once the workers are done:
+ * the counters of the closed windows can then be checked against the ports.
+ */
+static void
+log_port_totals(uint16_t port)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct rte_eth_stats st;
+
+	if (rte_eth_dev_get_name_by_port(port, name) != 0 || rte_eth_stats_get(port, &st) != 0)
+		return;
+	PC_LOG(INFO, "port %u (%s) totals: rx %lu frames %lu bytes, tx %lu frames %lu bytes, "
+	       "missed %lu, rx errors %lu, tx errors %lu\n", port, name,
+	       (unsigned long)st.ipackets, (unsigned long)st.ibytes, (unsigned long)st.opackets,
+	       (unsigned long)st.obytes, (unsigned long)st.imissed, (unsigned long)st.ierrors,
+	       (unsigned long)st.oerrors);
+}
+
 void
 pc_ports_stop(unsigned nuplinks, const uint16_t (*ports)[PC_DIR_COUNT])
 {
 	for (unsigned u = 0; u < nuplinks; u++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			log_port_totals(ports[u][d]);
 			rte_eth_dev_stop(ports[u][d]);
 			rte_eth_dev_close(ports[u][d]);
 		}

@@ -198,7 +198,7 @@ pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t err
 		hello.err[sizeof(hello.err) - 1] = '\0';
 		snprintf(err, errlen, "%s", hello.err);
 		pc_signer_stop(s);
-		return -1;
+		return -2;
 	}
 	hello.name[sizeof(hello.name) - 1] = '\0';
 	snprintf(s->vk.name, sizeof(s->vk.name), "%s", hello.name);

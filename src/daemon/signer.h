@@ -28,8 +28,9 @@ struct pc_signer {
 };
 
 /*
- * Forks the signer, which loads key_path. Returns 0 and fills *s, or -1 with
- * the signer's own message (bad mode, unparseable key, ...) in err.
+ * Forks the signer, which loads key_path. Returns 0 and fills *s; -2 when
+ * the signer refused the key, with its own message (bad mode, owner,
+ * unparseable key, ...) in err; -1 when it could not be started.
  */
 int pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t errlen);
 /*

@@ -226,35 +226,6 @@ drain(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 	}
 }
 
-/*
- * Drops, and counts as over_cap, every frame still waiting in the queues of
- * the shapers on this worker's active list: at stop, and at a reload for a
- * pod that does not persist. The cap held these frames until nobody would
- * send them any more; without this they would be freed with the table and
- * counted nowhere. The bank in use still belongs to the table t.
- */
-static void
-drop_backlogs(struct pc_worker *w, const struct pc_table *t)
-{
-	for (uint32_t i = 0; i < w->nactive; i++) {
-		uint32_t idx = w->active[i];
-		struct pc_shaper *s = &t->shapers[idx];
-		uint32_t pod = idx / PC_DIR_COUNT;
-		enum pc_dir d = (enum pc_dir)(idx % PC_DIR_COUNT);
-
-		while (s->head != NULL) {
-			uint32_t len = rte_pktmbuf_pkt_len(s->head);
-			pc_bucket_unqueue(&s->bucket, len);
-			count_pod_drop(w, pod, d, PC_DROP_OVER_CAP, len);
-			rte_pktmbuf_free(s->head);
-			if (s->queue == NULL || rte_ring_sc_dequeue(s->queue, (void **)&s->head) != 0)
-				s->head = NULL;
-		}
-		s->active_slot = UINT32_MAX;
-	}
-	w->nactive = 0;
-}
-
 static void
 publish_snapshots(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 {
@@ -275,16 +246,59 @@ publish_snapshots(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 }
 
 /*
+ * Frames left in a shaping queue that nothing will drain (its pod left the
+ * map or moved to another uplink, or podcapd stops) never get their tokens:
+ * they count as dropped over the cap, in the window in which that happens,
+ * so that every frame received is still counted once.
+ */
+static void
+drop_queued(struct pc_worker *w, struct pc_shaper *s, uint32_t pod, enum pc_dir d)
+{
+	while (s->head != NULL) {
+		uint32_t len = rte_pktmbuf_pkt_len(s->head);
+		pc_bucket_unqueue(&s->bucket, len);
+		count_pod_drop(w, pod, d, PC_DROP_OVER_CAP, len);
+		rte_pktmbuf_free(s->head);
+		if (s->queue == NULL || rte_ring_sc_dequeue(s->queue, (void **)&s->head) != 0)
+			s->head = NULL;
+	}
+}
+
+/* Drops what waits for pods of t that this worker owns and `keep` does not mark. */
+static void
+drop_orphans(struct pc_worker *w, struct pc_table *t, const uint8_t *keep)
+{
+	for (unsigned p = 0; p < t->cfg.npods; p++) {
+		if (t->uplinks[t->cfg.pods[p].uplink].worker != w->index ||
+		    (keep != NULL && keep[p / 8] & (1u << (p % 8))))
+			continue;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+			drop_queued(w, &t->shapers[p * PC_DIR_COUNT + d], p, (enum pc_dir)d);
+	}
+}
+
+/*
  * Takes over the pods of a new table that this worker owns: a pod that
  * persists on the same uplink keeps its bucket level and its queued frames;
- * the frames queued for a pod that does not are dropped in the closing window.
+ * the frames queued for the others are dropped, still in the old window.
  */
 static void
 adopt_table(struct pc_worker *w, struct pc_table *nt)
 {
 	struct pc_table *old = w->table;
 	uint64_t now = rte_rdtsc();
+	uint8_t kept[PC_MAX_PODS / 8];
 
+	memset(kept, 0, sizeof(kept));
+	if (old != NULL && nt->prev == old) {
+		for (unsigned p = 0; p < nt->cfg.npods; p++)
+			if (nt->prev_index[p] >= 0)
+				kept[nt->prev_index[p] / 8] |= (uint8_t)(1u << (nt->prev_index[p] % 8));
+	}
+	if (old != NULL)
+		drop_orphans(w, old, kept);
+
+	w->nactive = 0;
 	for (unsigned p = 0; p < nt->cfg.npods; p++) {
 		if (nt->uplinks[nt->cfg.pods[p].uplink].worker != w->index)
 			continue;
@@ -303,15 +317,6 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 					os->head = NULL;
 				}
 			}
-		}
-	}
-	if (old != NULL)
-		drop_backlogs(w, old);
-	for (unsigned p = 0; p < nt->cfg.npods; p++) {
-		if (nt->uplinks[nt->cfg.pods[p].uplink].worker != w->index)
-			continue;
-		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
-			struct pc_shaper *ns = &nt->shapers[p * PC_DIR_COUNT + d];
 			if (ns->head != NULL) {
 				ns->active_slot = UINT32_MAX;
 				activate(w, ns, p * PC_DIR_COUNT + d);
@@ -350,7 +355,7 @@ pc_worker_main(void *arg)
 				adopt_table(w, nt);
 			}
 			w->epoch = epoch;
-			w->bank = w->banks[epoch & 1];
+			w->bank = w->banks[__atomic_load_n(&pc_dp.bank, __ATOMIC_RELAXED)];
 			__atomic_store_n(&w->acked_epoch, epoch, __ATOMIC_RELEASE);
 		}
 		const struct pc_table *t = w->table;
@@ -377,7 +382,7 @@ pc_worker_main(void *arg)
 	}
 	if (w->table != NULL) {
 		flush_all(w, w->table);
-		drop_backlogs(w, w->table);
+		drop_orphans(w, w->table, NULL);
 	}
 	PC_LOG(INFO, "worker %u stopped\n", w->index);
 	return 0;

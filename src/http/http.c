@@ -424,6 +424,21 @@ static const struct route {
 	{ "/metrics", get_metrics },
 };
 
+/*
+ * A body on GET means nothing here; answering it anyway would leave the body
+ * for the connection to read or drop. Refused, and the connection closes.
+ */
+static int
+has_body(struct MHD_Connection *c)
+{
+	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (len != NULL && strcmp(len, "0") != 0) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+}
+
 static enum MHD_Result
 handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
        const char *version, const char *upload_data, size_t *upload_data_size, void **req)
@@ -437,6 +452,8 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	(void)req;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return send_405(c);
+	if (has_body(c))
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "a GET or HEAD request takes no body");
 	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		if (strcmp(url, routes[i].path) == 0)
 			return routes[i].fn(h, c);

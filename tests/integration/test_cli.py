@@ -71,16 +71,57 @@ def main():
         text = plain.replace("appliance:\n", f"appliance:\n  signing_key: {d}/k\n  ledger: {d}/ledger\n", 1)
         with open(f"{d}/map.yaml", "w") as f:
             f.write(text)
-        os.chmod(f"{d}/k", 0o640)
-        r = run("--config", f"{d}/map.yaml")
-        check(r.returncode != 0 and "readable by group or others" in r.stderr,
-              f"a secret key of mode 0640 is refused: {r.stderr.strip()[:100]}")
-        os.chmod(f"{d}/k", 0o600)
-        with open(f"{d}/k", "w") as f:
-            f.write("not a key\n")
-        r = run("--config", f"{d}/map.yaml")
-        check(r.returncode != 0 and "not a podcap secret key" in r.stderr,
-              f"a secret key that does not parse is refused: {r.stderr.strip()[:100]}")
+        good = open(f"{d}/k").read()
+        pub = open(f"{d}/k.pub").read()
+
+        def refused(what, want):
+            r = run("--config", f"{d}/map.yaml")
+            check(r.returncode == 2 and f"podcapd: signing key: {d}/k: " in r.stderr and want in r.stderr,
+                  f"{what}: exit {r.returncode}: {r.stderr.strip()[:110]}")
+
+        def put(text, mode=0o600):
+            if os.path.islink(f"{d}/k") or os.path.isfile(f"{d}/k"):
+                os.unlink(f"{d}/k")
+            elif os.path.exists(f"{d}/k"):
+                os.rmdir(f"{d}/k")
+            with open(f"{d}/k", "w") as f:
+                f.write(text)
+            os.chmod(f"{d}/k", mode)
+
+        for mode, word in ((0o640, "readable"), (0o604, "readable"), (0o620, "writable"), (0o602, "writable")):
+            put(good, mode)
+            refused(f"a secret key of mode {mode:04o}", f"{word} by group or others (mode {mode:04o}); chmod 600 it")
+        put(good, 0o644)
+        os.rename(f"{d}/k", f"{d}/k.real")
+        os.symlink(f"{d}/k.real", f"{d}/k")
+        refused("a link to a key of mode 0644", "readable by group or others (mode 0644)")
+        os.unlink(f"{d}/k")
+        os.mkdir(f"{d}/k")
+        refused("a directory", "not a regular file")
+        os.rmdir(f"{d}/k")
+        os.mkfifo(f"{d}/k", 0o600)
+        refused("a FIFO", "not a regular file")
+        os.unlink(f"{d}/k")
+        if os.geteuid() == 0:
+            put(good)
+            os.chown(f"{d}/k", 65534, 65534)
+            refused("a key owned by another user", "owned by uid 65534")
+        put("not a key\n")
+        refused("a file that is no key", "not a podcap secret key: does not start with PRIVATE+KEY+")
+        put(pub)
+        refused("the verifier key given as the secret key", "this is a verifier key (the .pub file)")
+        head, _, data = good.strip().rpartition("+")
+        put(f"{head}+{data[:-4]}\n")
+        refused("a key 3 bytes short", "key data is not base64 of 33 bytes")
+        put(f"{head}+{data}AAAA\n")
+        refused("a key 3 bytes long", "key data is not base64 of 33 bytes")
+        put(f"{head}+{data[:-2]}!!\n")
+        refused("a key that is not base64", "key data is not base64 of 33 bytes")
+        put(good.replace("PRIVATE+KEY+", "SECRET+KEY+"))
+        refused("a key with the wrong header", "does not start with PRIVATE+KEY+")
+        put(good, 0o600)
+        r = run("--check-config", f"{d}/map.yaml")
+        check(r.returncode == 0, "the same pod map with the key put right checks out")
         check(not os.path.exists(f"{d}/ledger"), "nothing was started: no ledger was created")
     return check.finish()
 

@@ -105,6 +105,14 @@ def main():
                            ("/v1/proof/consistency?old=5&new=2", 400)):
             status, body = get(base + path)
             check(status == want and len(body) > 0, f"GET {path}: {status} {body[:60]!r}")
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        req = urllib.request.Request(base + "/v1/checkpoint", data=b"x" * 5000, method="GET")
+        try:
+            with opener.open(req, timeout=10) as r:
+                status = r.status
+        except urllib.error.HTTPError as e:
+            status = e.code
+        check(status == 400, f"GET with a body is refused: {status}")
 
         rc = pd.stop()
         check(rc == 0, f"podcapd stops cleanly ({rc})")

@@ -222,6 +222,62 @@ test_refuses_open_modes(void **state)
 	pc_signer_key_free(k);
 }
 
+/* Links are followed and the file they lead to is judged; FIFOs and owners too. */
+static void
+test_links_fifos_owners(void **state)
+{
+	struct pc_signer_key *k;
+	char path[256], link[256], fifo[256], err[512];
+
+	(void)state;
+	path_of(path, sizeof(path), "target.key");
+	path_of(link, sizeof(link), "link.key");
+	write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, 0600);
+	unlink(link);
+	assert_int_equal(symlink(path, link), 0);
+	k = pc_signer_key_load(link, err, sizeof(err));
+	assert_non_null(k);
+	pc_signer_key_free(k);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_null(pc_signer_key_load(link, err, sizeof(err)));
+	assert_non_null(strstr(err, "link.key: secret key is readable by group or others (mode 0644)"));
+	unlink(link);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_null(pc_signer_key_load(link, err, sizeof(err)));
+	assert_non_null(strstr(err, "link.key: not a regular file"));
+
+	/* a FIFO must be refused at once, not wait for a writer */
+	path_of(fifo, sizeof(fifo), "fifo.key");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(pc_signer_key_load(fifo, err, sizeof(err)));
+	assert_non_null(strstr(err, "fifo.key: not a regular file"));
+
+	/* someone else's file, even of mode 0600: its owner could swap the key */
+	if (geteuid() == 0) {
+		write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, 0600);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_null(pc_signer_key_load(path, err, sizeof(err)));
+		assert_non_null(strstr(err, "target.key: secret key is owned by uid 65534, not by this user"));
+	}
+}
+
+/* A verifier key given where the secret key belongs gets told so. */
+static void
+test_verifier_key_as_secret(void **state)
+{
+	char path[256], err[512];
+
+	(void)state;
+	path_of(path, sizeof(path), "swapped.key");
+	write_file(path, GO_VKEY "\n", strlen(GO_VKEY) + 1, 0600);
+	assert_null(pc_signer_key_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "swapped.key: not a podcap secret key: this is a verifier key "
+			       "(the .pub file), give the secret key"));
+	write_file(path, "hello\n", 6, 0600);
+	assert_null(pc_signer_key_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "does not start with PRIVATE+KEY+"));
+}
+
 static void
 test_refuses_overwrite(void **state)
 {
@@ -409,6 +465,8 @@ main(void)
 		cmocka_unit_test(test_generate_save_load),
 		cmocka_unit_test(test_refuses_open_modes),
 		cmocka_unit_test(test_refuses_overwrite),
+		cmocka_unit_test(test_links_fifos_owners),
+		cmocka_unit_test(test_verifier_key_as_secret),
 		cmocka_unit_test(test_garbage_secret_files),
 		cmocka_unit_test(test_verifier_key_strings),
 		cmocka_unit_test(test_key_names),
