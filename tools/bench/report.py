@@ -529,12 +529,13 @@ def cmd_doc(args):
         m = json.load(f)
     out = [INTRO]
     out.append("## The machine\n")
-    out.append("Run of %s UTC to %s UTC (%.0f s in all).\n" % (
+    out.append("Run of %s to %s (%.0f s in all).\n" % (
         m.get("start", "?"), m.get("end", "?"), m.get("seconds", 0)))
     for k, label in [("cpu_model", "CPU"), ("cpus", "CPUs (lscpu)"), ("memory", "memory"),
                      ("kernel", "kernel"), ("os", "system"), ("dpdk", "DPDK"),
                      ("compiler", "compiler"), ("libsodium", "libsodium"), ("iperf3", "iperf3"),
-                     ("hugepages", "hugepages"), ("load", "load average at the start"),
+                     ("hugepages", "hugepages"), ("load", "load average at the end"),
+                     ("idle", "CPU idle in the second before the run"),
                      ("commit", "podcap commit")]:
         if m.get(k):
             out.append("- **%s**: %s" % (label, m[k]))
