@@ -209,7 +209,7 @@ bench_podcapd_start()
 {
 	pc_podcapd_start "$1" || bench_die "podcapd did not start"
 	BENCH_FWD_PID=$PC_PODCAPD_PID
-	bench_command "$PODCAPD --config podmap.yaml  # $(grep -E '^  (cap|burst|mode|queue_delay):' "$1" | tr -s ' \n' ' ')"
+	bench_command "${PODCAPD#"$BENCH_ROOT"/} --config podmap.yaml  # $(grep -E '^  (cap|burst|mode|queue_delay):' "$1" | tr -s ' \n' ' ')"
 }
 
 # bench_podcapd_stop: SIGTERM; its exit status in $bench_status.
