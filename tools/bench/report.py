@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import os
+import re
 import signal
 import statistics
 import sys
@@ -150,18 +151,22 @@ def cmd_cap_accuracy(args):
                 vdoc = {}
         fails = vdoc.get("failures", [])
         env_fails = [f for f in fails if f.get("check") == "envelope"]
-        ledger_excess = 0
+        ledger_excess = {"up": 0, "down": 0}
         for f in env_fails:
-            ledger_excess = max(ledger_excess, f.get("excess_bytes", 1))
+            # "pod P DIR: ... exceed burst B bytes + cap C bit/s x T by N bytes (...)"
+            m = re.search(r"^pod \S+ (up|down): .* by (\d+) bytes", f.get("message", ""))
+            for d in ([m.group(1)] if m else ["up", "down"]):
+                ledger_excess[d] = max(ledger_excess[d], int(m.group(2)) if m else 1)
         if env_fails:
             notes.append("%d Mbit/s: podcap-verify reports envelope failures: %s"
-                         % (cap, "; ".join(f.get("reason", "?") for f in env_fails)))
+                         % (cap, "; ".join(f.get("message", "?") for f in env_fails)))
         other = [f for f in fails if f.get("check") != "envelope"]
         if other or not vdoc.get("ok", False):
             notes.append("%d Mbit/s: podcap-verify did not accept the ledger (status %s): %s"
                          % (cap, led.get("verify_status"),
-                            "; ".join(f.get("reason", "?") for f in other) or vdoc.get("result", "no report")))
-        worst_ledger = max(worst_ledger, ledger_excess if vdoc.get("ok") or env_fails else 1)
+                            "; ".join(f.get("message", "?") for f in other) or vdoc.get("result", "no report")))
+        worst_ledger = max(worst_ledger, max(ledger_excess.values())
+                           if vdoc.get("ok") or env_fails else 1)
         for d in ("up", "down"):
             got = {x["peer"]: x for x in runs if x["cap_mbps"] == cap and x["dir"] == d}
             p, t = got.get("podcapd"), got.get("tc")
@@ -179,7 +184,7 @@ def cmd_cap_accuracy(args):
                     peak = pod["peak_permille"] / 1000
             ratio = gp / gt if gp is not None and gt else None
             rows.append(["%d Mbit/s" % cap, d, fmt(gp), fmt(gt), fmt(ratio),
-                         fmt(ledger_excess if vdoc else None, 0), fmt(peak),
+                         fmt(ledger_excess[d] if vdoc else None, 0), fmt(peak),
                          fmt(pe, 0), fmt(te, 0),
                          fmt(pw / rate if pw else None), fmt(tw / rate if tw else None),
                          fmt(max(p.get("wait_frac", 0) * 100, 0), 1) if p else "-"])
