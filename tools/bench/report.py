@@ -486,6 +486,11 @@ Speed is measured **only** here, and as a **ratio to a peer of the same
 run** where there is one: podcap's tests never assert a time. The
 machines podcap is developed on are shared and have 2 cores: an absolute
 figure says as much about what else ran at that moment as about podcap.
+
+Not part of the run: `podcap-bench-bucket` (`tools/bench/bucket.c`, built
+into every build directory under `tools/bench/`), the nanoseconds and
+instructions of `pc_classify` and `pc_bucket_admit` per frame against a
+64-byte `memcpy` and a double-precision bucket.
 """
 
 TESTBED = """## The testbed
