@@ -4,7 +4,8 @@
  * (tests/vectors) and the tamper tests.
  *
  *   podcap-ledger-gen --key KEY --pod-map FILE --out DIR [--reload-map FILE] [--over-cap]
- *                     [--records N] [--no-clock-record]
+ *                     [--records N] [--no-clock-record] [--windows N]
+ *                     [--note-at N FILE]
  *
  * Every value is a function of the pod map and the window index (fixed
  * times from 2024-01-01T00:00:00Z, fixed build id), and Ed25519 signatures
@@ -18,6 +19,12 @@
  * tests of the envelope check. --no-clock-record leaves the CLOCK record
  * out (the labels still jump): a forged jump, for the sequence check. --records N keeps only the first N records:
  * an earlier checkpoint of the same log, for tests of the trusted state.
+ *
+ * --windows N writes a long log instead, for benchmarks of the verifier:
+ * START, then N consecutive WINDOW records. --note-at N FILE also writes to
+ * FILE the signed checkpoint of the first N records, as a verifier that
+ * checked the log at that size keeps it (podcap-verify --state), so that
+ * one log serves both a full and an incremental verification.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -47,6 +54,11 @@ struct gen {
 	bool over_cap;
 	bool no_clock;
 	uint64_t limit;                  /* records to write */
+	uint64_t windows;                /* --windows: a long log of this many windows */
+	uint64_t note_at;                /* --note-at: records under the earlier checkpoint */
+	const char *note_path;
+	const struct pc_signer_key *key;
+	char origin[PC_KEY_NAME_LEN];
 	uint8_t *buf;
 };
 
@@ -54,7 +66,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: podcap-ledger-gen --key KEY --pod-map FILE --out DIR "
-		"[--reload-map FILE] [--over-cap] [--records N] [--no-clock-record]\n");
+		"[--reload-map FILE] [--over-cap] [--records N] [--no-clock-record]\n"
+		"                         [--windows N] [--note-at N FILE]\n");
 }
 
 static uint64_t
@@ -76,6 +89,8 @@ base_record(const struct gen *g, struct pc_record *r, uint8_t type, uint64_t w, 
 	memcpy(r->build_id, g->build_id, sizeof(r->build_id));
 }
 
+static int write_note(const struct gen *g, const char *path);
+
 static int
 put(struct gen *g, const struct pc_record *r)
 {
@@ -92,6 +107,8 @@ put(struct gen *g, const struct pc_record *r)
 		fprintf(stderr, "podcap-ledger-gen: append: %s\n", strerror(errno));
 		return -1;
 	}
+	if (g->note_path != NULL && pc_ledger_size(g->l) == g->note_at)
+		return write_note(g, g->note_path);
 	return 0;
 }
 
@@ -227,20 +244,29 @@ load_map(const char *path, struct pc_config *cfg)
 	return 0;
 }
 
-static int
-sign_checkpoint(struct gen *g, const struct pc_signer_key *k, const char *origin)
+/* The signed checkpoint of the records written so far, in note. */
+static size_t
+sign_note(const struct gen *g, char *note, size_t len)
 {
 	struct pc_checkpoint cp = { .size = pc_ledger_size(g->l) };
-	char body[PC_NOTE_MAX], note[PC_NOTE_MAX];
+	char body[PC_NOTE_MAX];
 	uint8_t sig[64];
 
-	snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
+	snprintf(cp.origin, sizeof(cp.origin), "%s", g->origin);
 	pc_ledger_root(g->l, cp.root);
 	size_t blen = pc_checkpoint_body(&cp, body, sizeof(body));
 	if (blen == 0)
-		return -1;
-	pc_note_sign_body(k, body, blen, sig);
-	size_t n = pc_note_format(body, blen, k->name, k->id, sig, note, sizeof(note));
+		return 0;
+	pc_note_sign_body(g->key, body, blen, sig);
+	return pc_note_format(body, blen, g->key->name, g->key->id, sig, note, len);
+}
+
+static int
+sign_checkpoint(struct gen *g)
+{
+	char note[PC_NOTE_MAX];
+	size_t n = sign_note(g, note, sizeof(note));
+
 	if (n == 0 || pc_ledger_publish(g->l, note, n) < 0) {
 		fprintf(stderr, "podcap-ledger-gen: cannot publish the checkpoint\n");
 		return -1;
@@ -249,10 +275,42 @@ sign_checkpoint(struct gen *g, const struct pc_signer_key *k, const char *origin
 }
 
 static int
+write_note(const struct gen *g, const char *path)
+{
+	char note[PC_NOTE_MAX];
+	size_t n = sign_note(g, note, sizeof(note));
+	FILE *f = fopen(path, "w");
+
+	if (n == 0 || f == NULL || fwrite(note, 1, n, f) != n || fclose(f) != 0) {
+		fprintf(stderr, "podcap-ledger-gen: cannot write the checkpoint to %s\n", path);
+		if (f != NULL)
+			fclose(f);
+		return -1;
+	}
+	return 0;
+}
+
+/* --windows: START, then the windows one after the other, stopping at the first error. */
+static int
+write_long_log(struct gen *g, const struct pc_config *cfg)
+{
+	g->cfg = cfg;
+	pc_config_digest(cfg, g->digest);
+	if (put_declaration(g, PC_REC_START, 0, window_start(g, 0) + 250 * MS) < 0)
+		return -1;
+	for (uint64_t w = 0; w < g->windows; w++)
+		if (put_window(g, w) < 0)
+			return -1;
+	return 0;
+}
+
+static int
 write_log(struct gen *g, const struct pc_config *first, const struct pc_config *reload)
 {
 	int rc = 0;
 
+	if (g->windows > 0)
+		return write_long_log(g, first);
 	g->cfg = first;
 	pc_config_digest(first, g->digest);
 	rc |= put_declaration(g, PC_REC_START, 0, window_start(g, 0) + 250 * MS);
@@ -277,6 +335,20 @@ write_log(struct gen *g, const struct pc_config *first, const struct pc_config *
 	return rc ? -1 : 0;
 }
 
+static int
+parse_count(const char *opt, const char *arg, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(arg, &end, 10);
+	if (errno != 0 || *end != '\0' || end == arg || *v == 0) {
+		fprintf(stderr, "podcap-ledger-gen: %s wants a positive number\n", opt);
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -288,6 +360,8 @@ main(int argc, char **argv)
 		{ "over-cap", no_argument, NULL, 'x' },
 		{ "records", required_argument, NULL, 'n' },
 		{ "no-clock-record", no_argument, NULL, 'C' },
+		{ "windows", required_argument, NULL, 'w' },
+		{ "note-at", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -295,7 +369,7 @@ main(int argc, char **argv)
 	struct gen g = { .limit = UINT64_MAX };
 	char *end;
 	struct pc_config cfg, cfg2;
-	char err[512], origin[PC_KEY_NAME_LEN];
+	char err[512];
 	struct stat st;
 	int c, rc = 1;
 
@@ -327,6 +401,17 @@ main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'w':
+			if (parse_count("--windows", optarg, &g.windows) < 0)
+				return 2;
+			break;
+		case 'a':
+			if (parse_count("--note-at", optarg, &g.note_at) < 0 || optind >= argc) {
+				usage(stderr);
+				return 2;
+			}
+			g.note_path = argv[optind++];
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -356,22 +441,28 @@ main(int argc, char **argv)
 	}
 	if (load_map(reload_path ? reload_path : map_path, &cfg2) < 0)
 		goto out_cfg;
-	snprintf(origin, sizeof(origin), "podcap/%s", cfg.appliance_id);
-	if (strcmp(origin, k->name) != 0) {
+	snprintf(g.origin, sizeof(g.origin), "podcap/%s", cfg.appliance_id);
+	g.key = k;
+	if (strcmp(g.origin, k->name) != 0) {
 		fprintf(stderr, "podcap-ledger-gen: the key is named '%s', the log is '%s'\n",
-			k->name, origin);
+			k->name, g.origin);
 		goto out_cfg2;
 	}
 	crypto_generichash(g.build_id, sizeof(g.build_id), (const uint8_t *)"podcap-ledger-gen",
 			   17, NULL, 0);
 	g.buf = malloc(PC_RECORD_MAX);
-	g.l = pc_ledger_open(out, origin, err, sizeof(err));
+	g.l = pc_ledger_open(out, g.origin, err, sizeof(err));
 	if (g.buf == NULL || g.l == NULL) {
 		fprintf(stderr, "podcap-ledger-gen: %s\n", g.l == NULL ? err : "out of memory");
 		goto out_all;
 	}
-	if (write_log(&g, &cfg, &cfg2) == 0 && sign_checkpoint(&g, k, origin) == 0)
+	if (write_log(&g, &cfg, &cfg2) == 0 && sign_checkpoint(&g) == 0)
 		rc = 0;
+	if (rc == 0 && g.note_path != NULL && pc_ledger_size(g.l) < g.note_at) {
+		fprintf(stderr, "podcap-ledger-gen: --note-at %" PRIu64 ": the log has only %" PRIu64
+			" records\n", g.note_at, pc_ledger_size(g.l));
+		rc = 1;
+	}
 out_all:
 	pc_ledger_close(g.l);
 	free(g.buf);

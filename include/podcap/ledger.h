@@ -26,7 +26,11 @@ struct pc_ledger;
  * Returns NULL with a message in err.
  */
 struct pc_ledger *pc_ledger_open(const char *dir, const char *origin, char *err, size_t errlen);
-/* Read-only open (verifier side, no recovery, no locking). */
+/*
+ * Read-only open (verifier side, no recovery, no locking). It does not hash
+ * the records: its root (pc_ledger_root) is over the leaf hashes stored with
+ * them, which only a reader that hashes the bytes itself may rely on.
+ */
 struct pc_ledger *pc_ledger_open_ro(const char *dir, char *err, size_t errlen);
 void pc_ledger_close(struct pc_ledger *l);
 

@@ -136,6 +136,17 @@ last_line_starts "FAILED: rollback: "
 cmp "$tmp/state" "$V/ledger/checkpoint" || fail "a failed check changed the state"
 expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/fork" --state "$tmp/state"
 last_line_starts "FAILED: fork: "
+# podcap-ledger-gen --note-at: the checkpoint an earlier verifier kept
+expect 0 gen --out "$tmp/noted" --note-at 8 "$tmp/note8"
+cmp "$tmp/note8" "$tmp/p8/checkpoint" || fail "--note-at 8 is not the checkpoint of 8 records"
+cmp "$tmp/noted/records" "$V/ledger/records" || fail "--note-at changed the log"
+# a long log (--windows), verified from a state 10 windows back
+expect 0 gen --out "$tmp/long" --windows 30 --note-at 21 "$tmp/long.state"
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/long" --state "$tmp/long.state"
+last_line_starts "verified: 31 records, 30 windows, tree size 31"
+cmp "$tmp/long.state" "$tmp/long/checkpoint" || fail "state did not move to the long log's checkpoint"
+expect 1 gen --out "$tmp/short" --windows 3 --note-at 9 "$tmp/short.state"
+grep -q "the log has only 4 records" "$tmp/err" || { cat "$tmp/err" >&2; fail "--note-at past the log not refused"; }
 
 echo "# 5. usage and I/O errors exit with 2"
 expect 2 "$VERIFY"
