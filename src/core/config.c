@@ -1045,7 +1045,7 @@ pod_id(const struct ctx *c, unsigned i)
 static int
 check_names(struct ctx *c)
 {
-	unsigned later, first;
+	unsigned later = 0, first = 0;
 	struct pc_mark m;
 	int r;
 
