@@ -212,8 +212,6 @@ pc_telemetry_register(void)
 					 "Frames of no pod dropped on an uplink (unmapped, malformed). "
 					 "Parameters: uplink name");
 	rc |= rte_telemetry_register_cmd("/podcap/window_close", cmd_window_close,
-					 "Durations of the stages of closing a window (collect, print, "
-					 "encode, queue, append, fsync, sign, publish, total): count, "
-					 "last, max and sum in ns. No parameters");
+					 "Window close stage times, ns. No parameters");
 	return rc;
 }
