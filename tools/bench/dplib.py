@@ -210,17 +210,32 @@ def port_stats(tel, port):
     return st["ipackets"], st["opackets"], st["ibytes"], st["obytes"]
 
 
-def measure_rate(tel, rx_port, tx_port, warmup, secs):
-    """Frames per second received on rx_port and sent on tx_port over secs, after warmup."""
+def measure_rate(tel, rx_ports, tx_ports, warmup, secs, pid):
+    """Frames per second received on rx_ports and sent on tx_ports over secs, after
+    warmup, and the share of that time the forwarding thread ran (cpu) and waited for
+    its core (wait), from its schedstat."""
     time.sleep(warmup)
+    s0 = worker_sched(pid)
     t0 = time.monotonic()
-    rx0 = port_stats(tel, rx_port)[0]
-    tx0 = port_stats(tel, tx_port)[1]
+    rx0 = sum(port_stats(tel, p)[0] for p in rx_ports)
+    tx0 = sum(port_stats(tel, p)[1] for p in tx_ports)
     time.sleep(secs)
     t1 = time.monotonic()
-    rx1 = port_stats(tel, rx_port)[0]
-    tx1 = port_stats(tel, tx_port)[1]
-    return (rx1 - rx0) / (t1 - t0), (tx1 - tx0) / (t1 - t0)
+    rx1 = sum(port_stats(tel, p)[0] for p in rx_ports)
+    tx1 = sum(port_stats(tel, p)[1] for p in tx_ports)
+    s1 = worker_sched(pid)
+    dt = t1 - t0
+    r = {"rx_pps": (rx1 - rx0) / dt, "tx_pps": (tx1 - tx0) / dt, "cpu": None, "wait": None}
+    if s0 and s1:
+        r["cpu"] = (s1[0] - s0[0]) / 1e9 / dt
+        r["wait"] = (s1[1] - s0[1]) / 1e9 / dt
+    return r
+
+
+def per_cpu(rate, m):
+    """A rate per second of the forwarding thread's CPU time: what it would do on a core
+    of its own, to first order (the thread only polls)."""
+    return rate / m["cpu"] if m.get("cpu") else None
 
 
 def heap_info(tel):
