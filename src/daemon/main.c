@@ -359,8 +359,9 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 			continue;
 		struct pc_table *old = pc_dp.table;
 		pc_control_advance(now_epoch, pending, window_ns, &win);
-		pc_control_print(&win);
+		/* the record first: with thousands of pods the lines take tens of ms */
 		pc_recorder_window(&win);
+		pc_control_print(&win);
 		if (pending != NULL) {
 			pc_recorder_reload(pending, now_epoch, window_ns);
 			pthread_mutex_lock(&pc_dp.lock);
