@@ -179,6 +179,15 @@ pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
 			t->uplinks[pod->uplink].only_pod = (int32_t)p;
 	}
 
+	RTE_BUILD_BUG_ON(PC_MAX_UPLINKS > UINT8_MAX + 1);
+	t->pod_uplink = malloc(RTE_MAX(t->cfg.npods, 1u));
+	if (t->pod_uplink == NULL) {
+		pc_table_free(t);
+		return NULL;
+	}
+	for (unsigned p = 0; p < t->cfg.npods; p++)
+		t->pod_uplink[p] = (uint8_t)t->cfg.pods[p].uplink;
+
 	if (add_prefixes(t) < 0 || create_shapers(t, hz) < 0) {
 		pc_table_free(t);
 		return NULL;
@@ -234,6 +243,7 @@ pc_table_free(struct pc_table *t)
 	rte_lpm_free(t->lpm4);
 	rte_lpm6_free(t->lpm6);
 	free(t->prev_index);
+	free(t->pod_uplink);
 	pc_config_free(&t->cfg);
 	free(t);
 }
