@@ -24,23 +24,31 @@
 #define PODCAP_BUCKET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "podcap/config.h"
 
 typedef unsigned __int128 pc_u128;
 
+/*
+ * What a frame that passes reads and writes is in the first 64 bytes, one
+ * cache line: with thousands of pods the line is a miss per frame.
+ */
 struct pc_bucket {
 	pc_u128 level;         /* bit-ticks available, <= depth */
 	pc_u128 depth;         /* burst_bytes * 8 * hz */
-	pc_u128 delay_budget;  /* queue_delay in ticks * rate_bps: how far the queue may run ahead */
 	uint64_t rate_bps;
 	uint64_t hz;
 	uint64_t last;         /* tick of the last refill; ahead of now while a debt is paid */
-	uint64_t backlog_bytes;/* bytes waiting in the shaping queue */
 	uint32_t backlog_frames;
 	enum pc_mode mode;
+	/* below: read only when the frame cannot pass at once */
+	pc_u128 delay_budget;  /* queue_delay in ticks * rate_bps: how far the queue may run ahead */
+	uint64_t backlog_bytes;/* bytes waiting in the shaping queue */
 };
+_Static_assert(offsetof(struct pc_bucket, mode) + sizeof(enum pc_mode) <= 64,
+	       "what a passing frame touches must fit one cache line");
 
 enum pc_verdict {
 	PC_VERDICT_PASS = 0,   /* send now: tokens taken */

@@ -17,7 +17,7 @@
 #define PC_DEVARGS_LEN   256  /* DPDK device strings */
 #define PC_PATH_LEN      4096
 #define PC_MAX_UPLINKS   64
-#define PC_MAX_PODS      4096
+#define PC_MAX_PODS      16384
 #define PC_MAX_PREFIXES  64   /* per pod */
 #define PC_DIGEST_LEN    32   /* BLAKE2b-256 */
 #define PC_ERR_MSG_LEN   512

@@ -36,6 +36,11 @@ void pc_ledger_close(struct pc_ledger *l);
 
 /* Appends a record and makes it durable (fsync) before returning. 0 or -1. */
 int pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len);
+/*
+ * How long the last successful append took (CLOCK_MONOTONIC ns): hashing
+ * and writing, and the fdatasyncs that made it durable. Writer thread only.
+ */
+void pc_ledger_append_times(const struct pc_ledger *l, uint64_t *write_ns, uint64_t *sync_ns);
 /* Number of durable records and the Merkle root over them. */
 uint64_t pc_ledger_size(const struct pc_ledger *l);
 void pc_ledger_root(const struct pc_ledger *l, uint8_t root[PC_HASH_LEN]);

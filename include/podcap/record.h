@@ -17,7 +17,7 @@
 #include "podcap/counters.h"
 
 /* Largest encoded record, bytes: PC_MAX_PODS pods and PC_MAX_UPLINKS links with 63-byte names fit. */
-#define PC_RECORD_MAX (1u << 21)
+#define PC_RECORD_MAX (1u << 23)
 
 enum pc_record_type {
 	PC_REC_START = 1,   /* podcapd started enforcing this pod map */

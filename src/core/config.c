@@ -1045,7 +1045,7 @@ pod_id(const struct ctx *c, unsigned i)
 static int
 check_names(struct ctx *c)
 {
-	unsigned later, first;
+	unsigned later = 0, first = 0;
 	struct pc_mark m;
 	int r;
 
@@ -1817,7 +1817,7 @@ static bool
 emit_canonical(struct sink *s, const struct pc_config *cfg)
 {
 	const struct pc_uplink *up[PC_MAX_UPLINKS];
-	const struct pc_pod *pod[PC_MAX_PODS];
+	const struct pc_pod **pod;
 	unsigned i;
 
 	if (cfg->nuplinks > PC_MAX_UPLINKS || cfg->npods > PC_MAX_PODS)
@@ -1826,6 +1826,10 @@ emit_canonical(struct sink *s, const struct pc_config *cfg)
 		if (cfg->pods[i].uplink >= cfg->nuplinks ||
 		    cfg->pods[i].nprefixes > PC_MAX_PREFIXES)
 			return false;
+	/* 128 KiB of pointers at PC_MAX_PODS: too much for a thread's stack */
+	pod = calloc(cfg->npods ? cfg->npods : 1, sizeof(*pod));
+	if (pod == NULL)
+		return false;
 	for (i = 0; i < cfg->nuplinks; i++)
 		up[i] = &cfg->uplinks[i];
 	for (i = 0; i < cfg->npods; i++)
@@ -1844,6 +1848,7 @@ emit_canonical(struct sink *s, const struct pc_config *cfg)
 	}
 	for (i = 0; i < cfg->npods; i++)
 		emit_pod(s, cfg, pod[i]);
+	free(pod);
 	return true;
 }
 

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "podcap/config.h"
@@ -60,6 +61,8 @@ struct pc_ledger {
 	struct pc_merkle_range range;/* writer only */
 	struct shared *sh;
 	uint64_t *ends[MAX_CHUNKS];  /* ends[i]: offset just past entry i */
+	uint64_t last_write_ns;      /* the last append: hashing and writing */
+	uint64_t last_sync_ns;       /* the last append: its fdatasyncs */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -727,6 +730,15 @@ fail:
 
 /* ---- writing ---- */
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Takes back a partial append so the file ends at the last durable entry. */
 static void
 undo_append(struct pc_ledger *l, uint64_t end)
@@ -755,6 +767,7 @@ pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len)
 		errno = ENOSPC;
 		return -1;
 	}
+	uint64_t t0 = mono_ns();
 	hdr[0] = (uint8_t)(len >> 24);
 	hdr[1] = (uint8_t)(len >> 16);
 	hdr[2] = (uint8_t)(len >> 8);
@@ -769,19 +782,21 @@ pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len)
 	memcpy(entry + 4 + len, h, PC_HASH_LEN);
 	int rc = pwrite_all(l->recfd, entry, len + ENTRY_OVERHEAD, end);
 	free(entry);
+	uint64_t t1 = mono_ns();
 	if (rc < 0 || fdatasync(l->recfd) < 0) {
 		int e = errno;
 		undo_append(l, end);
 		errno = e;
 		return -1;
 	}
-	if (pwrite_all(l->hashfd, h, PC_HASH_LEN, i * PC_HASH_LEN) < 0 ||
-	    fdatasync(l->hashfd) < 0 || set_entry_end(l, i, end + len + ENTRY_OVERHEAD) < 0) {
-		int e = errno;
-		undo_append(l, end);
-		errno = e;
-		return -1;
-	}
+	uint64_t t2 = mono_ns();
+	if (pwrite_all(l->hashfd, h, PC_HASH_LEN, i * PC_HASH_LEN) < 0)
+		goto undo;
+	uint64_t t3 = mono_ns();
+	if (fdatasync(l->hashfd) < 0 || set_entry_end(l, i, end + len + ENTRY_OVERHEAD) < 0)
+		goto undo;
+	l->last_write_ns = (t1 - t0) + (t3 - t2);
+	l->last_sync_ns = (t2 - t1) + (mono_ns() - t3);
 	pc_merkle_range_append(&l->range, h);
 	pthread_mutex_lock(&l->sh->mu);
 	pc_merkle_range_root(&l->range, l->sh->root);
@@ -789,6 +804,18 @@ pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len)
 	__atomic_store_n(&l->rec_end, end + len + ENTRY_OVERHEAD, __ATOMIC_RELEASE);
 	__atomic_store_n(&l->count, i + 1, __ATOMIC_RELEASE);
 	return 0;
+undo:;
+	int e = errno;
+	undo_append(l, end);
+	errno = e;
+	return -1;
+}
+
+void
+pc_ledger_append_times(const struct pc_ledger *l, uint64_t *write_ns, uint64_t *sync_ns)
+{
+	*write_ns = l->last_write_ns;
+	*sync_ns = l->last_sync_ns;
 }
 
 uint64_t

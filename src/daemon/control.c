@@ -11,6 +11,7 @@
 
 #include "control.h"
 #include "log.h"
+#include "timing.h"
 
 /* Totals of closed windows, indexed by the table in force; under pc_dp.lock. */
 static struct pc_pod_ctr totals_pod[PC_MAX_PODS][PC_DIR_COUNT];
@@ -64,6 +65,7 @@ void
 pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
 		   struct pc_window *win)
 {
+	uint64_t t0 = pc_mono_ns();
 	uint64_t closed = __atomic_load_n(&pc_dp.epoch, __ATOMIC_RELAXED);
 	unsigned bank = pc_dp.bank;
 	const struct pc_table *old = __atomic_load_n(&pc_dp.table, __ATOMIC_RELAXED);
@@ -77,6 +79,7 @@ pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
 	wait_for_workers(epoch);
 
 	memset(win, 0, sizeof(*win));
+	win->close_mono_ns = t0;
 	win->epoch = closed;
 	win->start_ns = closed * window_ns;
 	win->len_ns = window_ns;
@@ -107,6 +110,7 @@ pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
 	if (table != NULL && table != old)
 		remap_totals(table);
 	pthread_mutex_unlock(&pc_dp.lock);
+	pc_stage_since(PC_STAGE_COLLECT, t0);
 }
 
 static void
@@ -124,6 +128,7 @@ pc_control_print(const struct pc_window *win)
 	const struct pc_config *cfg = &win->table->cfg;
 	char when[32];
 	double secs = (double)win->len_ns * (double)win->count / 1e9;
+	uint64_t t0 = pc_mono_ns();
 
 	utc_iso(win->start_ns, when, sizeof(when));
 	for (unsigned p = 0; p < cfg->npods; p++) {
@@ -155,6 +160,7 @@ pc_control_print(const struct pc_window *win)
 			       (unsigned long)c->drop_frames[PC_DROP_MALFORMED]);
 		}
 	fflush(stdout);
+	pc_stage_since(PC_STAGE_PRINT, t0);
 }
 
 /* Caller holds pc_dp.lock and t is the table in force. */

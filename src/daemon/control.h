@@ -17,6 +17,7 @@ struct pc_window {
 	uint64_t start_ns;          /* UTC */
 	uint64_t len_ns;
 	uint64_t count;             /* windows covered: 1 unless the control thread fell behind */
+	uint64_t close_mono_ns;     /* CLOCK_MONOTONIC when the close began (timing.h) */
 	const struct pc_table *table;
 	struct pc_pod_ctr pod[PC_MAX_PODS][PC_DIR_COUNT];
 	struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];

@@ -506,8 +506,9 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 		uint64_t closed_label = clock_label(&clk, epoch, window_ns);
 		pc_control_advance(now_epoch, pending, window_ns, &win);
 		win.start_ns = closed_label;
-		pc_control_print(&win);
+		/* the record first: with thousands of pods the lines take tens of ms */
 		pc_recorder_window(&win);
+		pc_control_print(&win);
 		int64_t step = clock_check(&clk, now_epoch, m, window_ns);
 		if (step != 0) {
 			clock_log(&clk, step, clock_label(&clk, now_epoch, window_ns));

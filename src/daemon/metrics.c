@@ -15,6 +15,7 @@
 #include "control.h"
 #include "metrics.h"
 #include "recorder.h"
+#include "timing.h"
 
 struct text {
 	char *buf;
@@ -191,6 +192,33 @@ link_families(struct text *t, const struct pc_config *cfg, struct pc_link_ctr (*
 	}
 }
 
+static void
+window_close_families(struct text *t)
+{
+	struct pc_stage_stats st[PC_STAGE_COUNT];
+
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
+		pc_stage_read((enum pc_stage)s, &st[s]);
+	family(t, "podcap_window_close_last_seconds", "gauge",
+	       "How long the stage of the last window close took.");
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
+		emit(t, "podcap_window_close_last_seconds{stage=\"%s\"} %.9f\n",
+		     pc_stage_name((enum pc_stage)s), (double)st[s].last_ns / 1e9);
+	family(t, "podcap_window_close_max_seconds", "gauge",
+	       "The longest the stage of a window close took since podcapd started.");
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
+		emit(t, "podcap_window_close_max_seconds{stage=\"%s\"} %.9f\n",
+		     pc_stage_name((enum pc_stage)s), (double)st[s].max_ns / 1e9);
+	family(t, "podcap_window_close_seconds", "summary",
+	       "Time spent in each stage of closing windows.");
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++) {
+		emit(t, "podcap_window_close_seconds_sum{stage=\"%s\"} %.9f\n",
+		     pc_stage_name((enum pc_stage)s), (double)st[s].sum_ns / 1e9);
+		emit(t, "podcap_window_close_seconds_count{stage=\"%s\"} %lu\n",
+		     pc_stage_name((enum pc_stage)s), (unsigned long)st[s].count);
+	}
+}
+
 char *
 pc_metrics_text(void *ctx, size_t *len)
 {
@@ -233,6 +261,7 @@ pc_metrics_text(void *ctx, size_t *len)
 	else
 		emit(&t, "podcap_last_checkpoint_age_seconds %.3f\n",
 		     (double)(pc_now_ns() - rs.last_checkpoint_ns) / 1e9);
+	window_close_families(&t);
 
 	if (t.failed) {
 		free(t.buf);

@@ -16,6 +16,7 @@
 
 #include "log.h"
 #include "recorder.h"
+#include "timing.h"
 
 #define QUEUE_MAX 4096        /* windows held in memory while the disk is away */
 #define QUEUE_SLACK 16        /* room kept for lifecycle records */
@@ -24,6 +25,8 @@
 struct item {
 	uint8_t *buf;
 	size_t len;
+	uint64_t close_ns;    /* WINDOW: CLOCK_MONOTONIC when its close began, else 0 */
+	uint64_t queued_ns;
 };
 
 static struct {
@@ -101,8 +104,9 @@ covered_until(struct pc_ledger *l)
 	return end;
 }
 
+/* close_ns: when the close of the newest window it covers began, 0 if none. */
 static void
-publish_checkpoint(void)
+publish_checkpoint(uint64_t close_ns)
 {
 	struct pc_checkpoint cp;
 	char body[1024], note[NOTE_MAX], err[256];
@@ -113,17 +117,22 @@ publish_checkpoint(void)
 	cp.size = pc_ledger_size(rec.ledger);
 	pc_ledger_root(rec.ledger, cp.root);
 	size_t blen = pc_checkpoint_body(&cp, body, sizeof(body));
+	uint64_t t = pc_mono_ns();
 	if (blen == 0 || pc_signer_sign(rec.signer, body, blen, sig, err, sizeof(err)) != 0) {
 		PC_LOG(ERR, "checkpoint of size %lu not signed: %s\n", (unsigned long)cp.size,
 		       blen ? err : "too long");
 		return;
 	}
+	t = pc_stage_since(PC_STAGE_SIGN, t);
 	size_t nlen = pc_note_format(body, blen, rec.signer->vk.name, rec.signer->vk.id, sig, note,
 				     sizeof(note));
 	if (nlen == 0 || pc_ledger_publish(rec.ledger, note, nlen) != 0) {
 		PC_LOG(ERR, "checkpoint of size %lu not published\n", (unsigned long)cp.size);
 		return;
 	}
+	t = pc_stage_since(PC_STAGE_PUBLISH, t);
+	if (close_ns != 0)
+		pc_stage_add(PC_STAGE_TOTAL, t - close_ns);
 	pthread_mutex_lock(&rec.lock);
 	rec.st.last_checkpoint_ns = pc_now_ns();
 	pthread_mutex_unlock(&rec.lock);
@@ -133,6 +142,7 @@ static void *
 ledger_thread(void *arg)
 {
 	unsigned errors = 0;
+	uint64_t covered_close = 0;
 	(void)arg;
 
 	pthread_setname_np(pthread_self(), "podcap-ledger");
@@ -147,6 +157,8 @@ ledger_thread(void *arg)
 		struct item it = rec.q[rec.head];
 		pthread_mutex_unlock(&rec.lock);
 
+		if (it.queued_ns != 0 && errors == 0)
+			pc_stage_add(PC_STAGE_QUEUE, pc_mono_ns() - it.queued_ns);
 		if (pc_ledger_append(rec.ledger, it.buf, it.len) != 0) {
 			/* keep the record and retry: nothing durable is lost, the cap goes on */
 			if (errors++ % 60 == 0)
@@ -163,6 +175,13 @@ ledger_thread(void *arg)
 		}
 		errors = 0;
 		free(it.buf);
+		if (it.close_ns != 0) {
+			uint64_t write_ns, sync_ns;
+			pc_ledger_append_times(rec.ledger, &write_ns, &sync_ns);
+			pc_stage_add(PC_STAGE_APPEND, write_ns);
+			pc_stage_add(PC_STAGE_FSYNC, sync_ns);
+			covered_close = it.close_ns;
+		}
 		pthread_mutex_lock(&rec.lock);
 		rec.head = (rec.head + 1) % (QUEUE_MAX + QUEUE_SLACK);
 		rec.n--;
@@ -172,8 +191,10 @@ ledger_thread(void *arg)
 		rec.st.ledger_bytes = pc_ledger_bytes(rec.ledger);
 		pthread_mutex_unlock(&rec.lock);
 		/* one checkpoint per batch: the signer is not asked more often than needed */
-		if (!more)
-			publish_checkpoint();
+		if (!more) {
+			publish_checkpoint(covered_close);
+			covered_close = 0;
+		}
 	}
 	return NULL;
 }
@@ -224,14 +245,15 @@ pc_recorder_ledger(void)
 
 /* Queues an encoded record; lifecycle records may use the slack. */
 static bool
-push(uint8_t *buf, size_t len, bool lifecycle)
+push_item(uint8_t *buf, size_t len, bool lifecycle, uint64_t close_ns)
 {
 	unsigned cap = QUEUE_MAX + (lifecycle ? QUEUE_SLACK : 0);
 	bool ok = false;
 
 	pthread_mutex_lock(&rec.lock);
 	if (rec.n < cap) {
-		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] = (struct item){ buf, len };
+		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] =
+			(struct item){ buf, len, close_ns, close_ns != 0 ? pc_mono_ns() : 0 };
 		rec.n++;
 		ok = true;
 		pthread_cond_signal(&rec.cond);
@@ -241,6 +263,12 @@ push(uint8_t *buf, size_t len, bool lifecycle)
 	if (!ok)
 		free(buf);
 	return ok;
+}
+
+static bool
+push(uint8_t *buf, size_t len, bool lifecycle)
+{
+	return push_item(buf, len, lifecycle, 0);
 }
 
 static uint8_t *
@@ -354,13 +382,15 @@ void
 pc_recorder_window(const struct pc_window *w)
 {
 	struct pc_record r;
+	uint64_t t0 = pc_mono_ns();
 
 	flush_lost(false);
 	base_record(&r, PC_REC_WINDOW, w->start_ns, w->len_ns, w->count, w->table->digest);
 	fill_pods(&r, w->table, w);
 	size_t len;
 	uint8_t *buf = encode(&r, &len);
-	if (buf == NULL || !push(buf, len, false)) {
+	pc_stage_since(PC_STAGE_ENCODE, t0);
+	if (buf == NULL || !push_item(buf, len, false, w->close_mono_ns)) {
 		if (rec.lost_count == 0)
 			rec.lost_first = w->start_ns / w->len_ns;
 		/* a record of several windows lost is as many windows missing */

@@ -89,6 +89,38 @@ add_prefixes(struct pc_table *t)
 	return 0;
 }
 
+/*
+ * A shaping queue on the DPDK heap. rte_ring_create() would take one
+ * memzone per queue, and DPDK has only RTE_MAX_MEMZONE (2560) of them for
+ * everything: shape-mode pod maps of more than about 1200 pods would not
+ * start. Freed with rte_free().
+ */
+static struct rte_ring *
+create_queue(unsigned generation, unsigned p, unsigned d, unsigned frames)
+{
+	const unsigned flags = RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ;
+	char name[RTE_RING_NAMESIZE];
+	ssize_t size = rte_ring_get_memsize(rte_align32pow2(frames + 1));
+
+	if (size < 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "pcq%u_%u_%u", generation, p, d);
+	struct rte_ring *r = rte_zmalloc_socket(name, (size_t)size, RTE_CACHE_LINE_SIZE,
+						(int)rte_socket_id());
+	if (r == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (rte_ring_init(r, name, frames, flags) != 0) {
+		rte_free(r);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return r;
+}
+
 static int
 create_shapers(struct pc_table *t, uint64_t hz)
 {
@@ -111,10 +143,7 @@ create_shapers(struct pc_table *t, uint64_t hz)
 			unsigned frames = pc_table_queue_frames(lim);
 			if (frames == 0)
 				continue;
-			char name[RTE_RING_NAMESIZE];
-			snprintf(name, sizeof(name), "pcq%u_%u_%u", t->generation, p, d);
-			s->queue = rte_ring_create(name, frames, rte_socket_id(),
-						   RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+			s->queue = create_queue(t->generation, p, d, frames);
 			if (s->queue == NULL) {
 				PC_LOG(ERR, "cannot create the shaping queue of pod %s: %s\n",
 				       cfg->pods[p].id, rte_strerror(rte_errno));
@@ -150,6 +179,15 @@ pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
 			t->uplinks[pod->uplink].only_pod = (int32_t)p;
 	}
 
+	RTE_BUILD_BUG_ON(PC_MAX_UPLINKS > UINT8_MAX + 1);
+	t->pod_uplink = malloc(RTE_MAX(t->cfg.npods, 1u));
+	if (t->pod_uplink == NULL) {
+		pc_table_free(t);
+		return NULL;
+	}
+	for (unsigned p = 0; p < t->cfg.npods; p++)
+		t->pod_uplink[p] = (uint8_t)t->cfg.pods[p].uplink;
+
 	if (add_prefixes(t) < 0 || create_shapers(t, hz) < 0) {
 		pc_table_free(t);
 		return NULL;
@@ -170,7 +208,7 @@ drain_shaper(struct pc_shaper *s)
 		return;
 	while (rte_ring_dequeue(s->queue, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
-	rte_ring_free(s->queue);
+	rte_free(s->queue);
 	s->queue = NULL;
 }
 
@@ -205,6 +243,7 @@ pc_table_free(struct pc_table *t)
 	rte_lpm_free(t->lpm4);
 	rte_lpm6_free(t->lpm6);
 	free(t->prev_index);
+	free(t->pod_uplink);
 	pc_config_free(&t->cfg);
 	free(t);
 }

@@ -45,6 +45,12 @@ struct pc_table {
 	struct pc_table_uplink uplinks[PC_MAX_UPLINKS];
 	struct pc_shaper *shapers;     /* npods * PC_DIR_COUNT, [pod * 2 + dir] */
 	/*
+	 * Each pod's uplink, as in cfg.pods[p].uplink, packed: the worker reads
+	 * it for every frame, and a pc_pod is almost 2 KiB (its prefixes), so
+	 * with thousands of pods cfg.pods costs a cache and TLB miss a frame.
+	 */
+	uint8_t *pod_uplink;
+	/*
 	 * For a table that replaces another (reload): the index of each pod in
 	 * the previous table when it persists on the same uplink, else -1. Its
 	 * worker carries the bucket and the queue over.

@@ -5,6 +5,7 @@
  *   /podcap/pod,POD              a pod's uplink, limits and prefixes
  *   /podcap/stats,POD            its counters, bucket level and queue depth, per direction
  *   /podcap/uplink_stats,UPLINK  frames of no pod dropped on the uplink
+ *   /podcap/window_close         how long the stages of closing a window took
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "control.h"
 #include "log.h"
+#include "timing.h"
 
 /*
  * DPDK 22.11 telemetry nests containers in limited ways and allows dict keys
@@ -172,6 +174,29 @@ cmd_pod(const char *cmd, const char *params, struct rte_tel_data *d)
 	return p < 0 ? p : 0;
 }
 
+static int
+cmd_window_close(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++) {
+		struct pc_stage_stats st;
+		char name[64];
+
+		pc_stage_read((enum pc_stage)s, &st);
+		snprintf(name, sizeof(name), "%s_count", pc_stage_name((enum pc_stage)s));
+		rte_tel_data_add_dict_u64(d, name, st.count);
+		snprintf(name, sizeof(name), "%s_last_ns", pc_stage_name((enum pc_stage)s));
+		rte_tel_data_add_dict_u64(d, name, st.last_ns);
+		snprintf(name, sizeof(name), "%s_max_ns", pc_stage_name((enum pc_stage)s));
+		rte_tel_data_add_dict_u64(d, name, st.max_ns);
+		snprintf(name, sizeof(name), "%s_sum_ns", pc_stage_name((enum pc_stage)s));
+		rte_tel_data_add_dict_u64(d, name, st.sum_ns);
+	}
+	return 0;
+}
+
 int
 pc_telemetry_register(void)
 {
@@ -186,5 +211,7 @@ pc_telemetry_register(void)
 	rc |= rte_telemetry_register_cmd("/podcap/uplink_stats", cmd_uplink_stats,
 					 "Frames of no pod dropped on an uplink (unmapped, malformed). "
 					 "Parameters: uplink name");
+	rc |= rte_telemetry_register_cmd("/podcap/window_close", cmd_window_close,
+					 "Window close stage times, ns. No parameters");
 	return rc;
 }

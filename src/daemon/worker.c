@@ -13,6 +13,7 @@
 #include <rte_lpm6.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 
 #include "podcap/bucket.h"
@@ -155,7 +156,7 @@ classify(const struct pc_table *t, unsigned u, enum pc_dir d, struct rte_mbuf *m
 	default:
 		goto unmapped;
 	}
-	if (unlikely(t->cfg.pods[pod].uplink != u))
+	if (unlikely(t->pod_uplink[pod] != u))
 		goto unmapped;
 	return (int32_t)pod;
 unmapped:
@@ -178,6 +179,11 @@ admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
 	}
 	uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
 	struct pc_shaper *s = &t->shapers[idx];
+	/*
+	 * Counted when the burst is sent; with thousands of pods the line is a
+	 * cache miss that stalled the send loop. Started now, it overlaps.
+	 */
+	rte_prefetch0(&w->bank->pod[pod][d]);
 	switch (pc_bucket_admit(&s->bucket, now, len)) {
 	case PC_VERDICT_PASS:
 		tx_stage(w, t, u, d, (uint32_t)pod, m, len);
@@ -209,7 +215,7 @@ drain(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 		struct pc_shaper *s = &t->shapers[idx];
 		uint32_t pod = idx / PC_DIR_COUNT;
 		enum pc_dir d = (enum pc_dir)(idx % PC_DIR_COUNT);
-		unsigned u = t->cfg.pods[pod].uplink;
+		unsigned u = t->pod_uplink[pod];
 
 		while (s->head != NULL) {
 			uint32_t len = rte_pktmbuf_pkt_len(s->head);
@@ -230,7 +236,7 @@ static void
 publish_snapshots(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 {
 	for (unsigned p = 0; p < t->cfg.npods; p++) {
-		if (t->uplinks[t->cfg.pods[p].uplink].worker != w->index)
+		if (t->uplinks[t->pod_uplink[p]].worker != w->index)
 			continue;
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct pc_shaper *s = &t->shapers[p * PC_DIR_COUNT + d];

@@ -1,0 +1,378 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared by tools/bench/forward-rate, pod-scale and window-close.
+
+Each runs podcapd (and dpdk-testpmd) between DPDK virtual ports that cost
+little: the pod side is net_pcap with infinite_rx=1 (the frames of a pcap
+file, preloaded into mbufs and copied into a fresh mbuf on every receive),
+the fabric side net_null with no-rx=1 (transmit frees the mbuf). Rates come
+from DPDK telemetry (/ethdev/stats) over the telemetry socket.
+
+A script calls setup(), which re-executes it (once) inside new mount and
+PID namespaces with a private /run/dpdk: every process it starts dies with
+it, on failure or Ctrl-C too; it also stops them itself on exit.
+"""
+import argparse
+import atexit
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+FWD_LCORE = 1      # podcapd's worker and testpmd's forwarding core
+
+_procs = []
+TMP = None
+NAME = "bench"
+COMMANDS = []
+
+
+def log(msg):
+    print(f"{NAME}: {msg}", file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log("error: " + msg)
+    sys.exit(1)
+
+
+def _cleanup():
+    for p in _procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in _procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if TMP and not os.environ.get("BENCH_KEEP_TMP"):
+        subprocess.run(["rm", "-rf", TMP])
+    elif TMP:
+        log(f"logs kept in {TMP}")
+
+
+def setup(name, description):
+    """Parses the common options, enters the sandbox, returns the options."""
+    global NAME, TMP
+    NAME = name
+    ap = argparse.ArgumentParser(prog=name, description=description)
+    ap.add_argument("--build", required=True, help="an optimized podcap build directory")
+    ap.add_argument("--out", required=True, help="where to write the section's JSON")
+    ap.add_argument("--quick", action="store_true", help="tiny sizes and durations")
+    args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
+    args.out = os.path.abspath(args.out)
+    args.podcapd = f"{args.build}/src/daemon/podcapd"
+    args.keygen = f"{args.build}/tools/podcap-keygen"
+    if os.geteuid() != 0:
+        log("SKIP: needs root")
+        sys.exit(SKIP)
+    for exe in (args.podcapd, args.keygen):
+        if not os.access(exe, os.X_OK):
+            die(f"{exe} is missing: build podcap into {args.build} first")
+    if os.environ.get("PODCAP_DP_SANDBOX") != "1":
+        env = dict(os.environ, PODCAP_DP_SANDBOX="1")
+        argv = ["unshare", "--mount", "--pid", "--fork", "--mount-proc",
+                "--kill-child=SIGTERM", "--", sys.executable, os.path.abspath(sys.argv[0])]
+        os.execvpe("unshare", argv + sys.argv[1:], env)
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    os.makedirs("/run/dpdk", exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "bench-dpdk", "/run/dpdk"],
+                   check=True)
+    TMP = tempfile.mkdtemp(prefix=f"podcap-{name}.")
+    atexit.register(_cleanup)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(130))
+    return args
+
+
+def spawn(cmd, logname, **kw):
+    COMMANDS.append(" ".join(cmd))
+    out = open(f"{TMP}/{logname}.out", "w")
+    err = open(f"{TMP}/{logname}.log", "w")
+    p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, **kw)
+    p.logpath = f"{TMP}/{logname}.log"
+    p.outpath = f"{TMP}/{logname}.out"
+    _procs.append(p)
+    return p
+
+
+def wait_text(p, path, pattern, timeout):
+    deadline = time.monotonic() + timeout
+    rx = re.compile(pattern)
+    while time.monotonic() < deadline:
+        with open(path, errors="replace") as f:
+            if rx.search(f.read()):
+                return True
+        if p.poll() is not None:
+            return False
+        time.sleep(0.05)
+    return False
+
+
+def stop(p, timeout=30):
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            log(f"pid {p.pid} ignored SIGTERM; killing it")
+            p.kill()
+            p.wait()
+    if p in _procs:
+        _procs.remove(p)
+    return p.returncode
+
+
+# --- frames and pcap files -------------------------------------------------
+
+def pod_addr(i):
+    """The address of pod i: 10.(i >> 8 & 0xff).(i & 0xff).1, one /24 each up to 65536 pods."""
+    return f"10.{(i >> 8) & 0xFF}.{i & 0xFF}.1"
+
+
+def pod_prefix(i):
+    return f"10.{(i >> 8) & 0xFF}.{i & 0xFF}.0/24"
+
+
+def _csum(b):
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    s = (s >> 16) + (s & 0xFFFF)
+    s += s >> 16
+    return ~s & 0xFFFF
+
+
+def udp_frame(src, dst, size):
+    """An Ethernet/IPv4/UDP frame of `size` bytes (no FCS) from src to dst."""
+    ip_len = size - 14
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0, 64, 17, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
+    udp = struct.pack("!HHHH", 4000, 5001, ip_len - 20, 0)
+    eth = bytes.fromhex("02000000000202000000000108 00".replace(" ", ""))
+    return eth + ip + udp + bytes(ip_len - 28)
+
+
+def write_pcap(path, frames):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1, i, len(fr), len(fr)))
+            f.write(fr)
+
+
+def pod_pcap(path, npods, size, nframes=None):
+    """Frames going up, spread evenly over the pods: frame k comes from pod k * npods / n."""
+    n = nframes or npods
+    write_pcap(path, [udp_frame(pod_addr(k * npods // n), "192.168.0.1", size) for k in range(n)])
+
+
+# --- DPDK telemetry ---------------------------------------------------------
+
+class Telemetry:
+    """A client of a DPDK process's telemetry socket (what dpdk-telemetry.py uses)."""
+
+    def __init__(self, prefix, timeout=30):
+        path = f"/run/dpdk/{prefix}/dpdk_telemetry.v2"
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                self.s.connect(path)
+                break
+            except OSError:
+                self.s.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        info = json.loads(self.s.recv(65536))
+        self.max_len = info.get("max_output_len", 16384)
+
+    def query(self, cmd):
+        self.s.send(cmd.encode())
+        reply = json.loads(self.s.recv(self.max_len * 2))
+        return reply.get(cmd.split(",")[0])
+
+    def close(self):
+        self.s.close()
+
+
+def port_stats(tel, port):
+    st = tel.query(f"/ethdev/stats,{port}")
+    return st["ipackets"], st["opackets"], st["ibytes"], st["obytes"]
+
+
+def measure_rate(tel, rx_ports, tx_ports, warmup, secs, pid):
+    """Frames per second received on rx_ports and sent on tx_ports over secs, after
+    warmup, and the share of that time the forwarding thread ran (cpu) and waited for
+    its core (wait), from its schedstat."""
+    time.sleep(warmup)
+    s0 = worker_sched(pid)
+    t0 = time.monotonic()
+    rx0 = sum(port_stats(tel, p)[0] for p in rx_ports)
+    tx0 = sum(port_stats(tel, p)[1] for p in tx_ports)
+    time.sleep(secs)
+    t1 = time.monotonic()
+    rx1 = sum(port_stats(tel, p)[0] for p in rx_ports)
+    tx1 = sum(port_stats(tel, p)[1] for p in tx_ports)
+    s1 = worker_sched(pid)
+    dt = t1 - t0
+    r = {"rx_pps": (rx1 - rx0) / dt, "tx_pps": (tx1 - tx0) / dt, "cpu": None, "wait": None}
+    if s0 and s1:
+        r["cpu"] = (s1[0] - s0[0]) / 1e9 / dt
+        r["wait"] = (s1[1] - s0[1]) / 1e9 / dt
+    return r
+
+
+def per_cpu(rate, m):
+    """A rate per second of the forwarding thread's CPU time: what it would do on a core
+    of its own, to first order (the thread only polls)."""
+    return rate / m["cpu"] if m.get("cpu") else None
+
+
+def heap_info(tel):
+    h = tel.query("/eal/heap_info,0") or {}
+    return {k: h.get(k) for k in ("Heap_size", "Alloc_size", "Free_size")}
+
+
+def vmrss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return None
+
+
+def worker_sched(pid):
+    """(cpu ns, wait ns) of the forwarding thread, from its schedstat, or None."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            comm = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
+        except OSError:
+            continue
+        if comm.startswith(("rte-worker", "lcore-worker")):
+            cpu, wait, _ = open(f"/proc/{pid}/task/{tid}/schedstat").read().split()
+            return int(cpu), int(wait)
+    return None
+
+
+# --- podcapd and testpmd ---------------------------------------------------
+
+class Podcapd:
+    def __init__(self, args, tag):
+        self.args = args
+        self.dir = f"{TMP}/{tag}"
+        os.makedirs(self.dir)
+        self.tag = tag
+        self.prefix = f"bench-{tag}-{os.getpid()}"
+        self.key = f"{self.dir}/appliance.key"
+        subprocess.run([args.keygen, "--out", self.key, "--name", f"podcap/{tag}"], check=True,
+                       stdout=subprocess.DEVNULL)
+        COMMANDS.append(f"{args.keygen} --out {self.key} --name podcap/{tag}")
+        self.proc = None
+
+    def write_map(self, pod_port, fabric_port, pods, window="60s", memory="1GiB",
+                  mode="police", cap="100Gbps", burst="10ms", queue_delay="1ms"):
+        """pods: a list of prefixes lists, one per pod."""
+        lines = [
+            "appliance:", f"  id: {self.tag}", f"  signing_key: {self.key}",
+            f"  ledger: {self.dir}/ledger", "  listen: 127.0.0.1:0",
+            f"window: {window}", "max_frame: 1518B",
+            "defaults:", f"  cap: {cap}", f"  burst: {burst}", f"  mode: {mode}",
+            f"  queue_delay: {queue_delay}",
+            "dpdk:", f"  lcores: 0-{FWD_LCORE}", f"  memory: {memory}",
+            f"  file_prefix: {self.prefix}",
+            "uplinks:", "  - name: up0", f"    pod_port: {pod_port}",
+            f"    fabric_port: {fabric_port}", "pods:"]
+        for i, prefixes in enumerate(pods):
+            lines.append(f"  - {{id: p{i}, uplink: up0, prefixes: [{', '.join(prefixes)}]}}")
+        self.config = f"{self.dir}/podmap.yaml"
+        with open(self.config, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def start(self, timeout=120):
+        self.proc = spawn([self.args.podcapd, "--config", self.config], f"{self.tag}-podcapd")
+        if not wait_text(self.proc, self.proc.logpath, r"forwarding: ", timeout):
+            sys.stderr.write(open(self.proc.logpath).read()[-3000:])
+            die(f"podcapd ({self.tag}) did not start")
+        self.tel = Telemetry(self.prefix)
+        return self
+
+    def stop(self):
+        self.tel.close()
+        rc = stop(self.proc)
+        if rc != 0:
+            log(f"podcapd ({self.tag}) exited with status {rc}")
+        return rc
+
+    def log_text(self):
+        return open(self.proc.logpath).read()
+
+
+class Testpmd:
+    def __init__(self, tag, vdevs, mbufs):
+        self.prefix = f"bench-{tag}-{os.getpid()}"
+        cmd = ["dpdk-testpmd", "-l", f"0-{FWD_LCORE}", "--no-huge", "-m", "1024",
+               f"--file-prefix={self.prefix}", "--no-pci"]
+        cmd += [f"--vdev={v}" for v in vdevs]
+        cmd += ["--", "--forward-mode=io", f"--total-num-mbufs={mbufs}",
+                "--stats-period=3600", "--auto-start", "--burst=32", "--rxd=1024", "--txd=1024"]
+        self.proc = spawn(cmd, f"{tag}-testpmd")
+        if not wait_text(self.proc, self.proc.outpath,
+                         r"Start automatic packet forwarding|io packet forwarding", 120):
+            sys.stderr.write(open(self.proc.outpath).read()[-3000:])
+            die("dpdk-testpmd did not start")
+        self.tel = Telemetry(self.prefix)
+
+    def stop(self):
+        self.tel.close()
+        return stop(self.proc)
+
+
+def testpmd_mbufs(pcap_frames):
+    # the pcap port holds a copy of every frame of its file, per port
+    return max(16384, 2 * pcap_frames + 8192)
+
+
+def machine():
+    info = {}
+    try:
+        cpu = open("/proc/cpuinfo").read()
+        m = re.search(r"model name\s*:\s*(.*)", cpu)
+        info["cpu"] = m[1] if m else "?"
+    except OSError:
+        pass
+    info["cpus"] = os.cpu_count()
+    info["kernel"] = os.uname().release
+    info["loadavg"] = open("/proc/loadavg").read().split()[:3]
+    return info
+
+
+def write_result(args, section, columns, rows, targets, notes, extra=None):
+    res = {"section": section, "columns": columns, "rows": rows, "targets": targets,
+           "notes": notes, "commands": COMMANDS}
+    res["machine"] = machine()
+    res["quick"] = bool(args.quick)
+    if extra:
+        res.update(extra)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, args.out)
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def r3(x):
+    return None if x is None else round(x, 3)
