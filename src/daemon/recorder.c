@@ -19,6 +19,12 @@
 #include "timing.h"
 
 #define QUEUE_MAX 4096        /* windows held in memory while the disk is away */
+/*
+ * ... and at most this many bytes of them: a record of 16384 pods is about
+ * 4 MiB, so 4096 of them would take the machine's memory. Past either bound
+ * a window's record is dropped and its window counted in the next GAP.
+ */
+#define QUEUE_BYTES_MAX ((size_t)256 << 20)
 #define QUEUE_SLACK 16        /* room kept for lifecycle records */
 #define NOTE_MAX 4096
 
@@ -43,6 +49,7 @@ static struct {
 	pthread_cond_t cond;
 	struct item q[QUEUE_MAX + QUEUE_SLACK];
 	unsigned head, n;
+	size_t bytes;                     /* of the records in q */
 	bool stopping;
 	bool running;
 	uint64_t lost_first;              /* first window that found the queue full */
@@ -185,6 +192,7 @@ ledger_thread(void *arg)
 		pthread_mutex_lock(&rec.lock);
 		rec.head = (rec.head + 1) % (QUEUE_MAX + QUEUE_SLACK);
 		rec.n--;
+		rec.bytes -= it.len;
 		rec.st.queued = rec.n;
 		bool more = rec.n > 0;
 		rec.st.records = pc_ledger_size(rec.ledger);
@@ -251,10 +259,11 @@ push_item(uint8_t *buf, size_t len, bool lifecycle, uint64_t close_ns)
 	bool ok = false;
 
 	pthread_mutex_lock(&rec.lock);
-	if (rec.n < cap) {
+	if (rec.n < cap && (lifecycle || rec.bytes + len <= QUEUE_BYTES_MAX)) {
 		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] =
 			(struct item){ buf, len, close_ns, close_ns != 0 ? pc_mono_ns() : 0 };
 		rec.n++;
+		rec.bytes += len;
 		ok = true;
 		pthread_cond_signal(&rec.cond);
 	}
