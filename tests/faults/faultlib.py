@@ -14,7 +14,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from daemon import Checks, Podcapd, window_totals  # noqa: E402,F401
+from daemon import Checks, Podcapd, private_dpdk_runtime, window_totals  # noqa: E402,F401
 from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402,F401
 
 
@@ -24,6 +24,7 @@ def enter(why):
         print(f"SKIP: needs root ({why})")
         sys.exit(77)
     if os.environ.get("PODCAP_IN_UNSHARE") == "1":
+        private_dpdk_runtime()
         return
     env = dict(os.environ, PODCAP_IN_UNSHARE="1")
     os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",

@@ -237,7 +237,7 @@ if len(sys.argv) > 1 and sys.argv[1] == "--abuse":
 
 # ---- the test ----
 
-from daemon import Checks, Podcapd  # noqa: E402
+from daemon import Checks, Podcapd, private_dpdk_runtime  # noqa: E402
 from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402
 
 if os.geteuid() != 0:
@@ -247,6 +247,7 @@ if os.environ.get("PODCAP_IN_UNSHARE") != "1":
     env = dict(os.environ, PODCAP_IN_UNSHARE="1")
     os.execvpe("unshare", ["unshare", "--net", "--mount", "--propagation", "private", "--pid", "--fork",
                            "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
+private_dpdk_runtime()
 
 PODCAPD, KEYGEN, VERIFY = sys.argv[1:4]
 

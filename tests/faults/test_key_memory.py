@@ -25,7 +25,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from daemon import Checks, Podcapd  # noqa: E402
+from daemon import Checks, Podcapd, private_dpdk_runtime  # noqa: E402
 from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402
 
 if os.geteuid() != 0:
@@ -35,6 +35,7 @@ if os.environ.get("PODCAP_IN_UNSHARE") != "1":
     env = dict(os.environ, PODCAP_IN_UNSHARE="1")
     os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
                            "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
+private_dpdk_runtime()
 
 PODCAPD, KEYGEN = sys.argv[1:3]
 

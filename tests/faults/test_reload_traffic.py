@@ -33,7 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from daemon import Checks, Podcapd, window_totals  # noqa: E402
+from daemon import Checks, Podcapd, private_dpdk_runtime, window_totals  # noqa: E402
 from frames import (ETH_ARP, ETH_IPV4, ETH_IPV6, arp, eth, ipv4_packet,  # noqa: E402
                     ipv6_packet, read_pcap, write_pcap)
 
@@ -45,6 +45,7 @@ if os.environ.get("PODCAP_IN_UNSHARE") != "1":
     # a pid namespace so that podcapd dies with the test whatever happens to it
     os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
                            "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
+private_dpdk_runtime()
 
 MODE, PODCAPD, KEYGEN, VERIFY = sys.argv[1:5]
 

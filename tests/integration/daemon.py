@@ -26,6 +26,18 @@ def _kill_leftovers():
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 
 
+def private_dpdk_runtime():
+    """Gives DPDK a runtime directory of its own, in a private mount namespace.
+
+    In a pid namespace every test is pid 1, so "<name>-<pid>" file prefixes
+    repeat across tests run side by side; a tmpfs over /run/dpdk keeps their
+    lock files and telemetry sockets apart and goes away with the namespace.
+    """
+    os.makedirs("/run/dpdk", exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "podcap-dpdk", "/run/dpdk"],
+                   check=True)
+
+
 class Podcapd:
     def __init__(self, podcapd, keygen, workdir, appliance_id):
         self.podcapd = podcapd
