@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -61,30 +62,78 @@ remap_totals(const struct pc_table *nt)
 	memcpy(last_bytes, tmp_last, sizeof(last_bytes));
 }
 
+/* Arms the boundary at which window `epoch` begins: TSC `tsc`, and `table` in force from then. */
 void
-pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
-		   struct pc_window *win)
+pc_control_arm(uint64_t epoch, uint64_t tsc, struct pc_table *table)
+{
+	pthread_mutex_lock(&pc_dp.lock);
+	__atomic_store_n(&pc_dp.switch_table, (uintptr_t)table, __ATOMIC_RELAXED);
+	__atomic_store_n(&pc_dp.switch_tsc, tsc, __ATOMIC_RELAXED);
+	__atomic_store_n(&pc_dp.switch_epoch, epoch, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&pc_dp.lock);
+}
+
+/* Replaces the armed boundary's table `from` by `to`; returns what it held. */
+static uintptr_t
+swap_table(uintptr_t from, uintptr_t to)
+{
+	pthread_mutex_lock(&pc_dp.lock);
+	__atomic_compare_exchange_n(&pc_dp.switch_table, &from, to, false, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+	pthread_mutex_unlock(&pc_dp.lock);
+	return from;
+}
+
+bool
+pc_control_attach(struct pc_table *table)
+{
+	return swap_table(0, (uintptr_t)table) == 0;
+}
+
+bool
+pc_control_detach(struct pc_table *table)
+{
+	return !(swap_table((uintptr_t)table, 0) & PC_SWITCH_TAKEN);
+}
+
+bool
+pc_control_passed(void)
+{
+	return __atomic_load_n(&pc_dp.switch_table, __ATOMIC_ACQUIRE) & PC_SWITCH_TAKEN;
+}
+
+void
+pc_control_switch_stopped(void)
+{
+	uintptr_t nt = __atomic_load_n(&pc_dp.switch_table, __ATOMIC_RELAXED) & ~PC_SWITCH_TAKEN;
+
+	for (unsigned i = 0; i < pc_dp.nworkers; i++)
+		if (pc_dp.workers[i]->acked_epoch != pc_dp.switch_epoch)
+			pc_worker_switch(pc_dp.workers[i], pc_dp.switch_epoch, (struct pc_table *)nt);
+}
+
+struct pc_table *
+pc_control_close(uint64_t closed, uint64_t window_ns, struct pc_window *win)
 {
 	uint64_t t0 = pc_mono_ns();
-	uint64_t closed = __atomic_load_n(&pc_dp.epoch, __ATOMIC_RELAXED);
+	uint64_t epoch = pc_dp.switch_epoch;
+	struct pc_table *nt = (struct pc_table *)(__atomic_load_n(&pc_dp.switch_table,
+								  __ATOMIC_RELAXED) & ~PC_SWITCH_TAKEN);
 	unsigned bank = pc_dp.bank;
-	const struct pc_table *old = __atomic_load_n(&pc_dp.table, __ATOMIC_RELAXED);
+	const struct pc_table *old = pc_dp.table;
 
+	wait_for_workers(epoch);
 	/* readers (telemetry, metrics) see either the state before or after, never a mix */
 	pthread_mutex_lock(&pc_dp.lock);
-	if (table != NULL)
-		__atomic_store_n(&pc_dp.table, table, __ATOMIC_RELEASE);
-	__atomic_store_n(&pc_dp.bank, bank ^ 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&pc_dp.epoch, epoch, __ATOMIC_RELEASE);
-	wait_for_workers(epoch);
-
+	if (nt != NULL)
+		__atomic_store_n(&pc_dp.table, nt, __ATOMIC_RELEASE);
 	memset(win, 0, sizeof(*win));
 	win->close_mono_ns = t0;
 	win->epoch = closed;
 	win->start_ns = closed * window_ns;
 	win->len_ns = window_ns;
 	/* more than one window when the control thread was held up: one record covers them */
-	win->count = epoch > closed ? epoch - closed : 1;
+	win->count = epoch - closed;
 	win->table = old;
 	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
 		struct pc_bank *b = pc_dp.workers[i]->banks[bank];
@@ -94,10 +143,11 @@ pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
 		for (unsigned u = 0; u < old->cfg.nuplinks; u++)
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
 				pc_link_ctr_accumulate(&win->link[u][d], &b->link[u][d]);
-		/* nobody writes this bank until the window after next */
+		/* nobody writes this bank until the next boundary is armed */
 		memset(b->pod, 0, sizeof(b->pod[0]) * old->cfg.npods);
 		memset(b->link, 0, sizeof(b->link[0]) * old->cfg.nuplinks);
 	}
+	pc_dp.bank = bank ^ 1;
 
 	for (unsigned p = 0; p < old->cfg.npods; p++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
@@ -107,10 +157,11 @@ pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
 	for (unsigned u = 0; u < old->cfg.nuplinks; u++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
 			pc_link_ctr_accumulate(&totals_link[u][d], &win->link[u][d]);
-	if (table != NULL && table != old)
-		remap_totals(table);
+	if (nt != NULL && nt != old)
+		remap_totals(nt);
 	pthread_mutex_unlock(&pc_dp.lock);
 	pc_stage_since(PC_STAGE_COLLECT, t0);
+	return nt;
 }
 
 static void
@@ -168,7 +219,13 @@ void
 pc_control_read_totals(const struct pc_table *t, struct pc_pod_ctr (*pod)[PC_DIR_COUNT],
 		       struct pc_link_ctr (*link)[PC_DIR_COUNT])
 {
-	unsigned bank = __atomic_load_n(&pc_dp.bank, __ATOMIC_RELAXED);
+	unsigned bank = pc_dp.bank;
+	/*
+	 * Workers past the boundary count in the other bank, under the table
+	 * that comes with it: a window's counts under another table than t show
+	 * once it is closed. The pointer part only changes under the lock.
+	 */
+	bool both = (__atomic_load_n(&pc_dp.switch_table, __ATOMIC_RELAXED) & ~PC_SWITCH_TAKEN) == 0;
 
 	for (unsigned p = 0; p < t->cfg.npods; p++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
@@ -180,15 +237,16 @@ pc_control_read_totals(const struct pc_table *t, struct pc_pod_ctr (*pod)[PC_DIR
 			memset(&link[u][d], 0, sizeof(link[u][d]));
 			pc_link_ctr_accumulate(&link[u][d], &totals_link[u][d]);
 		}
-	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
-		const struct pc_bank *b = pc_dp.workers[i]->banks[bank];
-		for (unsigned p = 0; p < t->cfg.npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				pc_pod_ctr_accumulate(&pod[p][d], &b->pod[p][d]);
-		for (unsigned u = 0; u < t->cfg.nuplinks; u++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				pc_link_ctr_accumulate(&link[u][d], &b->link[u][d]);
-	}
+	for (unsigned k = 0; k < (both ? 2 : 1); k++)
+		for (unsigned i = 0; i < pc_dp.nworkers; i++) {
+			const struct pc_bank *b = pc_dp.workers[i]->banks[bank ^ k];
+			for (unsigned p = 0; p < t->cfg.npods; p++)
+				for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+					pc_pod_ctr_accumulate(&pod[p][d], &b->pod[p][d]);
+			for (unsigned u = 0; u < t->cfg.nuplinks; u++)
+				for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+					pc_link_ctr_accumulate(&link[u][d], &b->link[u][d]);
+		}
 }
 
 uint64_t

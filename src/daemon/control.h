@@ -6,6 +6,7 @@
 #ifndef PODCAPD_CONTROL_H
 #define PODCAPD_CONTROL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "podcap/counters.h"
@@ -27,13 +28,27 @@ struct pc_window {
 uint64_t pc_now_ns(void);
 
 /*
- * Moves the workers to window `epoch` (and to `table` when it is not NULL),
- * waits until each has switched, then sums the bank of the window that
- * closed into *win (which is then zeroed in the banks) and adds it to the
- * totals. Must be called from the control thread only.
+ * The control thread's side of window boundaries (the only caller of all
+ * of these). Arms the boundary at which window `epoch` begins: the workers
+ * switch at the first burst at or after TSC `tsc`, to `table` when it is
+ * not NULL. Arm only once the previous boundary is closed.
  */
-void pc_control_advance(uint64_t epoch, struct pc_table *table, uint64_t window_ns,
-			struct pc_window *win);
+void pc_control_arm(uint64_t epoch, uint64_t tsc, struct pc_table *table);
+/* Attaches a reload to the armed boundary: false if a worker has passed it already. */
+bool pc_control_attach(struct pc_table *table);
+/* Takes it off again: false if a worker has passed the boundary, so it comes with it. */
+bool pc_control_detach(struct pc_table *table);
+/* Has a worker passed the armed boundary? */
+bool pc_control_passed(void);
+/* At stop, once the workers have stopped: switches those that had not passed the boundary. */
+void pc_control_switch_stopped(void);
+/*
+ * Waits until every worker has passed the armed boundary, then sums the
+ * bank of the windows they left, from `closed` up to the boundary, into
+ * *win (zeroing it in the banks) and adds it to the totals. Returns the
+ * table in force from the boundary on if it came with it, else NULL.
+ */
+struct pc_table *pc_control_close(uint64_t closed, uint64_t window_ns, struct pc_window *win);
 /* Prints the per-window lines of win to stdout. */
 void pc_control_print(const struct pc_window *win);
 

@@ -2,11 +2,13 @@
 /*
  * What the control thread and the worker lcores share, and how.
  *
- * The control thread publishes the table in force and the current window
- * (the epoch) with release stores; each worker picks them up with an acquire
- * load once per loop, switches to the epoch's counter bank and acknowledges.
- * Only after every worker has acknowledged does the control thread read the
- * closed bank and free a replaced table. Workers never wait for anything.
+ * The control thread arms the next window boundary ahead of time: the TSC
+ * at which it begins, its epoch and, for a reload, the table in force from
+ * then. Each worker compares the TSC it reads for every burst with it, and at
+ * the first burst at or after it switches to its other counter bank (and
+ * the new table) and acknowledges. Only after every worker has acknowledged
+ * does the control thread read the closed bank, free a replaced table and
+ * arm the next boundary. Workers never wait for anything.
  */
 #ifndef PODCAPD_DATAPLANE_H
 #define PODCAPD_DATAPLANE_H
@@ -42,7 +44,7 @@ struct pc_worker {
 	unsigned index;
 	unsigned lcore;
 	struct pc_bank *banks[2];
-	uint64_t acked_epoch;          /* written by the worker (release), read by control */
+	uint64_t acked_epoch;          /* the last switch taken: worker (release) -> control */
 	uint64_t loops;                /* written by the worker, for liveness */
 
 	/* below: private to the worker */
@@ -55,16 +57,29 @@ struct pc_worker {
 	struct pc_tx_stage tx[PC_MAX_UPLINKS][PC_DIR_COUNT];
 } __rte_cache_aligned;
 
+/* Set in switch_table by the first worker past the boundary: its table is final. */
+#define PC_SWITCH_TAKEN ((uintptr_t)1)
+
 struct pc_dataplane {
-	uint64_t epoch;                /* window index, control -> workers */
 	/*
-	 * The bank the current window is counted in, flipped at every switch
-	 * (stored before epoch, read after it). Not epoch & 1: when the control
-	 * thread was held up and moves on two windows at once, the bank it
-	 * closes and the one the workers move to must still differ.
+	 * The armed boundary, control -> workers: at TSC switch_tsc window
+	 * switch_epoch begins (switch_tsc is stored before switch_epoch, with
+	 * release, and read again after it). switch_table is the table in force
+	 * from then, 0 if it stays, and PC_SWITCH_TAKEN once a worker took it.
+	 * The next boundary is armed only after every worker has taken this
+	 * one and its bank is collected: a worker never switches into a bank
+	 * that holds a window not yet recorded.
+	 */
+	uint64_t switch_tsc;
+	uint64_t switch_epoch;
+	uintptr_t switch_table;
+	/*
+	 * The bank of the window the control thread closes next, flipped when
+	 * it does (under lock); the workers count in the other one once they
+	 * have passed the armed boundary.
 	 */
 	unsigned bank;
-	struct pc_table *table;        /* table in force, control -> workers */
+	struct pc_table *table;        /* table in force, control -> workers at start, readers */
 	bool stop;
 	uint64_t hz;
 	unsigned nworkers;
@@ -75,6 +90,7 @@ struct pc_dataplane {
 };
 
 int pc_worker_main(void *arg);   /* lcore entry; arg is struct pc_worker * */
+void pc_worker_switch(struct pc_worker *w, uint64_t epoch, struct pc_table *nt);
 struct pc_worker *pc_worker_create(unsigned index, unsigned lcore);
 void pc_worker_free(struct pc_worker *w);
 

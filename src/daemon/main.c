@@ -353,6 +353,78 @@ tsc_hz(void)
 	return best;
 }
 
+/*
+ * The TSC at monotonic time m, from a (TSC, monotonic) pair read now: the
+ * tightest of a few, so that a preemption between the reads cannot shift
+ * it. Taken anew for every boundary, so the TSC and CLOCK_MONOTONIC (which
+ * NTP slews) drift apart by what one window allows, not over a whole run.
+ */
+static uint64_t
+tsc_at(uint64_t m)
+{
+	uint64_t tsc = 0, mono = 0, span = UINT64_MAX;
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t m0 = mono_ns();
+		uint64_t t = rte_rdtsc_precise();
+		uint64_t m1 = mono_ns();
+		if (m1 - m0 < span) {
+			span = m1 - m0;
+			tsc = t;
+			mono = m0 + span / 2;
+		}
+	}
+	if (m <= mono)
+		return tsc;
+	return tsc + (uint64_t)((unsigned __int128)(m - mono) * pc_dp.hz / PC_NS_PER_SEC);
+}
+
+/* Arms the boundary of window sequence `seq` for the workers, with `table` (a reload) or NULL. */
+static void
+arm_boundary(const struct wall_clock *c, uint64_t seq, uint64_t window_ns, struct pc_table *table)
+{
+	pc_control_arm(seq, tsc_at(clock_boundary(c, seq, window_ns)), table);
+}
+
+/*
+ * Closes what the workers left at the armed boundary `*next` (the windows
+ * from *epoch), records it, and arms the next boundary: with the pending
+ * table if that missed this one. However long the control thread was held
+ * up, the workers switched at the boundary itself and then waited in the
+ * next window for this; one record covers the windows up to the new one.
+ */
+static void
+close_window(struct wall_clock *clk, uint64_t *epoch, uint64_t *next, struct pc_table **pending,
+	     uint64_t window_ns)
+{
+	static struct pc_window win;
+	struct pc_table *old = pc_dp.table;
+	uint64_t closed_label = clock_label(clk, *epoch, window_ns);
+	uint64_t m = mono_ns();
+
+	struct pc_table *nt = pc_control_close(*epoch, window_ns, &win);
+	win.start_ns = closed_label;
+	/* the record first: with thousands of pods the lines take tens of ms */
+	pc_recorder_window(&win);
+	pc_control_print(&win);
+	int64_t step = clock_check(clk, RTE_MAX(*next, clock_sequence(clk, m, window_ns)), m, window_ns);
+	if (step != 0) {
+		clock_log(clk, step, clock_label(clk, *next, window_ns));
+		pc_recorder_clock(old, clock_label(clk, *next, window_ns) / window_ns, window_ns, step);
+	}
+	if (nt != NULL) {
+		pc_recorder_reload(nt, clock_label(clk, *next, window_ns) / window_ns, window_ns);
+		pthread_mutex_lock(&pc_dp.lock);
+		nt->prev = NULL;
+		pc_table_free(old);
+		pthread_mutex_unlock(&pc_dp.lock);
+		*pending = NULL;
+	}
+	*epoch = *next;
+	*next = RTE_MAX(*epoch, clock_sequence(clk, mono_ns(), window_ns)) + 1;
+	arm_boundary(clk, *next, window_ns, *pending);
+}
+
 static int
 start_workers(void)
 {
@@ -429,7 +501,6 @@ static int
 run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t covered_ns)
 {
 	static uint16_t ports[PC_MAX_UPLINKS][PC_DIR_COUNT];
-	static struct pc_window win;
 	unsigned generation = 0;
 	int status = EXIT_FAILURE;
 	unsigned nuplinks = cfg->nuplinks;
@@ -466,9 +537,10 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	struct wall_clock clk;
 	clock_init(&clk);
 	uint64_t epoch = clock_sequence(&clk, mono_ns(), window_ns);
+	uint64_t next = epoch + 1;
 	pc_recorder_start_record(t, epoch, window_ns, covered_ns);
 	pc_dp.table = t;
-	pc_dp.epoch = epoch;
+	arm_boundary(&clk, next, window_ns, NULL);
 	if (pc_telemetry_register() != 0)
 		PC_LOG(WARNING, "cannot register the /podcap telemetry commands\n");
 
@@ -477,7 +549,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 		rte_eal_remote_launch(pc_worker_main, pc_dp.workers[i++], lcore);
 	}
 	for (i = 0; i < pc_dp.nworkers; i++)
-		while (__atomic_load_n(&pc_dp.workers[i]->acked_epoch, __ATOMIC_ACQUIRE) != epoch)
+		while (__atomic_load_n(&pc_dp.workers[i]->loops, __ATOMIC_RELAXED) == 0)
 			rte_pause();
 
 	char hex[2 * PC_DIGEST_LEN + 1];
@@ -488,57 +560,45 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 
 	struct pc_table *pending = NULL;
 	while (!got_stop && !signer_gone) {
-		sleep_until_mono(clock_boundary(&clk, epoch + 1, window_ns));
+		sleep_until_mono(clock_boundary(&clk, next, window_ns));
+		bool due = mono_ns() >= clock_boundary(&clk, next, window_ns) || pc_control_passed();
 		/* a window that is due closes first: reloads in a row must not hold it open */
-		if (got_reload && mono_ns() < clock_boundary(&clk, epoch + 1, window_ns)) {
-			got_reload = 0;
-			prepare_reload(path, pc_dp.table, (const uint16_t (*)[PC_DIR_COUNT])ports,
-				       generation++, &pending);
+		if (got_reload && !due) {
+			/* a table already pending is replaced, unless a worker has just taken it */
+			if (pending == NULL || pc_control_detach(pending)) {
+				got_reload = 0;
+				prepare_reload(path, pc_dp.table, (const uint16_t (*)[PC_DIR_COUNT])ports,
+					       generation++, &pending);
+				/* if the boundary passed meanwhile, it comes with the next one */
+				if (pending != NULL)
+					pc_control_attach(pending);
+			}
 			continue;
 		}
 		if (got_stop || signer_gone)
 			break;
-		uint64_t m = mono_ns();
-		uint64_t now_epoch = clock_sequence(&clk, m, window_ns);
-		if (now_epoch <= epoch)
-			continue;
-		struct pc_table *old = pc_dp.table;
-		uint64_t closed_label = clock_label(&clk, epoch, window_ns);
-		pc_control_advance(now_epoch, pending, window_ns, &win);
-		win.start_ns = closed_label;
-		/* the record first: with thousands of pods the lines take tens of ms */
-		pc_recorder_window(&win);
-		pc_control_print(&win);
-		int64_t step = clock_check(&clk, now_epoch, m, window_ns);
-		if (step != 0) {
-			clock_log(&clk, step, clock_label(&clk, now_epoch, window_ns));
-			pc_recorder_clock(old, clock_label(&clk, now_epoch, window_ns) / window_ns,
-					  window_ns, step);
-		}
-		if (pending != NULL) {
-			pc_recorder_reload(pending, clock_label(&clk, now_epoch, window_ns) / window_ns,
-					   window_ns);
-			pthread_mutex_lock(&pc_dp.lock);
-			pending->prev = NULL;
-			pc_table_free(old);
-			pthread_mutex_unlock(&pc_dp.lock);
-			pending = NULL;
-		}
-		epoch = now_epoch;
+		if (due)
+			close_window(&clk, &epoch, &next, &pending, window_ns);
 	}
 
 	PC_LOG(NOTICE, "stopping\n");
-	/* the last window is closed now, not at its end: its record says how far it got */
 	__atomic_store_n(&pc_dp.stop, true, __ATOMIC_RELAXED);
 	rte_eal_mp_wait_lcore();
-	for (i = 0; i < pc_dp.nworkers; i++)
-		__atomic_store_n(&pc_dp.workers[i]->acked_epoch, epoch + 1, __ATOMIC_RELEASE);
-	pc_control_advance(epoch + 1, NULL, window_ns, &win);
+	/* a boundary some worker passed before it stopped is closed as any other */
+	if (pc_control_passed()) {
+		pc_control_switch_stopped();
+		close_window(&clk, &epoch, &next, &pending, window_ns);
+	}
+	/* the last window is closed now, not at its end: its record says how far it got */
+	uint64_t end = RTE_MAX(epoch, clock_sequence(&clk, mono_ns(), window_ns)) + 1;
+	pc_control_arm(end, 0, NULL);
+	pc_control_switch_stopped();
+	static struct pc_window win;
+	pc_control_close(epoch, window_ns, &win);
 	win.start_ns = clock_label(&clk, epoch, window_ns);
 	pc_control_print(&win);
 	pc_recorder_window(&win);
-	pc_recorder_stop_record(pc_dp.table, clock_label(&clk, epoch + 1, window_ns) / window_ns,
-				window_ns);
+	pc_recorder_stop_record(pc_dp.table, clock_label(&clk, end, window_ns) / window_ns, window_ns);
 	pc_http_stop(http);
 	status = signer_gone ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (pending != NULL)

@@ -343,6 +343,42 @@ flush_all(struct pc_worker *w, const struct pc_table *t)
 	}
 }
 
+/*
+ * Moves w into window `epoch`, taking over nt when a reload comes with it:
+ * what is staged and what the old table's queues drop is still counted in
+ * the window that closes, then the worker counts in its other bank. Run by
+ * the worker at the boundary, or at stop by the control thread for a worker
+ * that stopped before it got there.
+ */
+void
+pc_worker_switch(struct pc_worker *w, uint64_t epoch, struct pc_table *nt)
+{
+	if (nt != NULL && nt != w->table) {
+		flush_all(w, w->table);
+		adopt_table(w, nt);
+	}
+	w->bank = w->banks[w->bank == w->banks[0]];
+	w->epoch = epoch;
+	__atomic_store_n(&w->acked_epoch, epoch, __ATOMIC_RELEASE);
+}
+
+/*
+ * Called when this burst's TSC is at or past the armed boundary. Until the
+ * control thread has collected the last window and armed the next boundary
+ * the worker stays where it is, however many boundaries pass. The first
+ * worker to take a boundary seals the table that comes with it, so that all
+ * take the same one even if a reload is attached just then.
+ */
+static void
+take_boundary(struct pc_worker *w, uint64_t now)
+{
+	uint64_t epoch = __atomic_load_n(&pc_dp.switch_epoch, __ATOMIC_ACQUIRE);
+	if (epoch == w->epoch || now < __atomic_load_n(&pc_dp.switch_tsc, __ATOMIC_RELAXED))
+		return;
+	uintptr_t nt = __atomic_fetch_or(&pc_dp.switch_table, PC_SWITCH_TAKEN, __ATOMIC_ACQ_REL);
+	pc_worker_switch(w, epoch, (struct pc_table *)(nt & ~PC_SWITCH_TAKEN));
+}
+
 int
 pc_worker_main(void *arg)
 {
@@ -350,22 +386,14 @@ pc_worker_main(void *arg)
 	struct rte_mbuf *pkts[PC_BURST];
 	uint64_t publish_every = pc_dp.hz / 1000 * PUBLISH_INTERVAL_MS;
 
+	adopt_table(w, __atomic_load_n(&pc_dp.table, __ATOMIC_ACQUIRE));
 	PC_LOG(INFO, "worker %u running on lcore %u\n", w->index, w->lcore);
 	while (!__atomic_load_n(&pc_dp.stop, __ATOMIC_RELAXED)) {
-		uint64_t epoch = __atomic_load_n(&pc_dp.epoch, __ATOMIC_ACQUIRE);
-		if (unlikely(epoch != w->epoch || w->table == NULL)) {
-			struct pc_table *nt = __atomic_load_n(&pc_dp.table, __ATOMIC_ACQUIRE);
-			if (nt != w->table) {
-				if (w->table != NULL)
-					flush_all(w, w->table);
-				adopt_table(w, nt);
-			}
-			w->epoch = epoch;
-			w->bank = w->banks[__atomic_load_n(&pc_dp.bank, __ATOMIC_RELAXED)];
-			__atomic_store_n(&w->acked_epoch, epoch, __ATOMIC_RELEASE);
-		}
-		const struct pc_table *t = w->table;
+		/* one time per burst: for the buckets, and for the window it is counted in */
 		uint64_t now = rte_rdtsc();
+		if (unlikely(now >= __atomic_load_n(&pc_dp.switch_tsc, __ATOMIC_RELAXED)))
+			take_boundary(w, now);
+		const struct pc_table *t = w->table;
 
 		for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
 			if (t->uplinks[u].worker != w->index)
@@ -386,10 +414,8 @@ pc_worker_main(void *arg)
 		}
 		__atomic_store_n(&w->loops, w->loops + 1, __ATOMIC_RELAXED);
 	}
-	if (w->table != NULL) {
-		flush_all(w, w->table);
-		drop_orphans(w, w->table, NULL);
-	}
+	flush_all(w, w->table);
+	drop_orphans(w, w->table, NULL);
 	PC_LOG(INFO, "worker %u stopped\n", w->index);
 	return 0;
 }
@@ -407,6 +433,7 @@ pc_worker_create(unsigned index, unsigned lcore)
 	for (unsigned b = 0; b < 2; b++)
 		w->banks[b] = rte_zmalloc_socket("pc_bank", sizeof(struct pc_bank),
 						 RTE_CACHE_LINE_SIZE, socket);
+	w->bank = w->banks[0];
 	w->active = rte_zmalloc_socket("pc_active", sizeof(uint32_t) * PC_MAX_PODS * PC_DIR_COUNT,
 				       RTE_CACHE_LINE_SIZE, socket);
 	if (w->banks[0] == NULL || w->banks[1] == NULL || w->active == NULL) {

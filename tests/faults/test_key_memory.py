@@ -60,10 +60,12 @@ pods:
 def key_material(path):
     """Every form of the secret: binary needles and text needles."""
     line = open(path).read().strip()
-    data = base64.b64decode(line.rpartition("+")[2])
+    # PRIVATE+KEY+name+id+data and name+id+data: the base64 data may hold a "+" itself
+    key_b64 = line.split("+", 4)[4]
+    data = base64.b64decode(key_b64)
     seed = data[1:]
     pub = open(path + ".pub").read().strip()
-    pk = base64.b64decode(pub.rpartition("+")[2])[1:]
+    pk = base64.b64decode(pub.split("+", 2)[2])[1:]
     h = bytearray(hashlib.sha512(seed).digest())
     scalar = bytes(h[:32])
     h[0] &= 248
@@ -71,7 +73,7 @@ def key_material(path):
     h[31] |= 64
     binary = {"seed": seed, "secret key": seed + pk, "SHA-512 scalar": scalar,
               "clamped scalar": bytes(h[:32]), "nonce prefix": bytes(h[32:])}
-    text = {"key file line": line, "base64 of 0x01||seed": line.rpartition("+")[2],
+    text = {"key file line": line, "base64 of 0x01||seed": key_b64,
             "base64 of seed": base64.b64encode(seed).decode(),
             "base64 of secret key": base64.b64encode(seed + pk).decode(),
             "hex of seed": seed.hex(), "HEX of seed": seed.hex().upper(),

@@ -248,16 +248,13 @@ def main():
         r = subprocess.run([VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--json"],
                            capture_output=True, text=True)
         v = json.loads(r.stdout) if r.stdout.startswith("{") else {}
-        # The verifier holds each record to burst + cap x its nominal length. The
-        # control thread, on a core it shares with everything else here, can
-        # close a window late (by seconds when starved), so a pod held at its
-        # cap may show an envelope excess; that is a matter of when windows
-        # close, not of counting, so only the other checks must hold here.
-        other = [f for f in v.get("failures", []) if f["check"] != "envelope"]
+        # The verifier holds each record to burst + cap x its length. The
+        # workers switch windows at the boundary itself, however late the
+        # control thread (on a core it shares with everything else here, or
+        # stopped) gets to close it, so pods held at their caps stay within.
         fails = v.get("failures", [])
-        check(r.returncode in (0, 1) and v and not other and v.get("failures_total") == len(fails),
-              f"the ledger verifies but for envelope timing ({len(v.get('failures', []))} "
-              f"envelope notes, other failures: {other[:3]})")
+        check(r.returncode == 0 and v.get("ok") is True and not fails,
+              f"the ledger verifies, envelope included (exit {r.returncode}, failures: {fails[:3]})")
         reloads = [e for e in v.get("events", []) if e["event"] == "reload"]
         windows = window_totals(pd.stdout())
 
