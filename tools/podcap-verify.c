@@ -4,7 +4,7 @@
  * operator who runs it.
  *
  *   podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)
- *                 [--pod-map FILE] [--state FILE] [--json]
+ *                 [--pod-map FILE] [--state FILE] [--checkpoint FILE] [--json]
  *
  * --state FILE keeps what a successful run verified: the checkpoint, the
  * Merkle tree's right edge at its size and what the record checks carry
@@ -12,6 +12,10 @@
  * and checks only the records after it. A state that does not check out
  * is refused (exit 2); a state holding only the checkpoint, or saved under
  * another --pod-map, makes the run read every record.
+ *
+ * --checkpoint FILE verifies the log as of that signed checkpoint (one
+ * kept earlier, or obtained from elsewhere) instead of the newest the
+ * source offers.
  *
  * Exit status: 0 when every check holds, 1 when one fails, 2 for usage or
  * I/O errors (unreachable server, unreadable files). Links the core
@@ -49,6 +53,7 @@ struct opts {
 	const char *ledger;
 	const char *pod_map;
 	const char *state;
+	const char *checkpoint;          /* verify this signed checkpoint, not the source's newest */
 	bool json;
 };
 
@@ -56,7 +61,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n"
-		"                     [--pod-map FILE] [--state FILE] [--json]\n");
+		"                     [--pod-map FILE] [--state FILE] [--checkpoint FILE] [--json]\n");
 }
 
 static void
@@ -153,7 +158,7 @@ http_open(void)
 }
 
 static void
-verify_url(struct pc_verify *v, const char *url_arg)
+verify_url(struct pc_verify *v, const char *url_arg, const char *cp, size_t cp_len)
 {
 	char base[1024], path[128];
 	struct body b = { 0 };
@@ -167,8 +172,12 @@ verify_url(struct pc_verify *v, const char *url_arg)
 	base[n] = '\0';
 
 	CURL *curl = http_open();
-	http_get(curl, base, "/v1/checkpoint", &b);
-	if (pc_verify_checkpoint(v, (const char *)b.p, b.len) == 0) {
+	if (cp == NULL) {
+		http_get(curl, base, "/v1/checkpoint", &b);
+		cp = (const char *)b.p;
+		cp_len = b.len;
+	}
+	if (pc_verify_checkpoint(v, cp, cp_len) == 0) {
 		uint64_t size = pc_verify_size(v), from = pc_verify_resume_at(v);
 
 		while (from < size) {
@@ -221,17 +230,21 @@ verify_url(struct pc_verify *v, const char *url_arg)
 /* ---- ledger directory ---- */
 
 static void
-verify_ledger(struct pc_verify *v, const char *dir)
+verify_ledger(struct pc_verify *v, const char *dir, const char *cp, size_t cp_len)
 {
 	char err[512], note[PC_NOTE_MAX + 1];
 	struct pc_ledger *l = pc_ledger_open_ro(dir, err, sizeof(err));
 
 	if (l == NULL)
 		die_io("%s", err);
-	long n = pc_ledger_checkpoint(l, note, sizeof(note));
-	if (n <= 0)
-		die_io("ledger %s has no checkpoint to verify", dir);
-	if (pc_verify_checkpoint(v, note, (size_t)n) == 0) {
+	if (cp == NULL) {
+		long n = pc_ledger_checkpoint(l, note, sizeof(note));
+		if (n <= 0)
+			die_io("ledger %s has no checkpoint to verify", dir);
+		cp = note;
+		cp_len = (size_t)n;
+	}
+	if (pc_verify_checkpoint(v, cp, cp_len) == 0) {
 		uint64_t size = pc_verify_size(v), have = pc_ledger_size(l);
 		uint8_t *buf = malloc(PC_RECORD_MAX), leaf[PC_HASH_LEN];
 
@@ -251,9 +264,9 @@ verify_ledger(struct pc_verify *v, const char *dir)
 
 /* ---- the state file ---- */
 
-/* Reads the state file; its contents (malloc'ed) and length, or NULL if it does not exist. */
+/* Reads a file; its contents (malloc'ed) and length, or NULL if it does not exist. */
 static char *
-read_state(const char *path, size_t *len)
+read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
 	size_t cap = 65536, n = 0;
@@ -319,6 +332,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "ledger", required_argument, NULL, 'l' },
 		{ "pod-map", required_argument, NULL, 'p' },
 		{ "state", required_argument, NULL, 's' },
+		{ "checkpoint", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -341,6 +355,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->state = optarg;
+			break;
+		case 'c':
+			o->checkpoint = optarg;
 			break;
 		case 'j':
 			o->json = true;
@@ -382,17 +399,22 @@ main(int argc, char **argv)
 		die_io("out of memory");
 	if (o.state != NULL) {
 		size_t state_len = 0;
-		char *state = read_state(o.state, &state_len);
+		char *state = read_file(o.state, &state_len);
 
 		if (state != NULL && pc_verify_resume(v, state, state_len, err, sizeof(err)) < 0)
 			die_io("%s: refused, the state is not a valid one: %s (remove it to verify "
 			       "the whole log again)", o.state, err);
 		free(state);
 	}
+	char *cp = NULL;
+	size_t cp_len = 0;
+	if (o.checkpoint != NULL && (cp = read_file(o.checkpoint, &cp_len)) == NULL)
+		die_io("%s: %s", o.checkpoint, strerror(ENOENT));
 	if (o.ledger != NULL)
-		verify_ledger(v, o.ledger);
+		verify_ledger(v, o.ledger, cp, cp_len);
 	else
-		verify_url(v, o.url);
+		verify_url(v, o.url, cp, cp_len);
+	free(cp);
 	int rc = pc_verify_finish(v);
 	if (o.json)
 		pc_verify_print_json(v, stdout);

@@ -165,6 +165,10 @@ last_line_starts "FAILED: fork: "
 expect 0 gen --out "$tmp/noted" --note-at 8 "$tmp/note8"
 cmp "$tmp/note8" "$tmp/p8/checkpoint" || fail "--note-at 8 is not the checkpoint of 8 records"
 cmp "$tmp/noted/records" "$V/ledger/records" || fail "--note-at changed the log"
+# --checkpoint: verify the log as of that checkpoint, which gives the state of 8 records
+expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --checkpoint "$tmp/note8" --state "$tmp/state8c"
+last_line_starts "verified: 8 records"
+cmp "$tmp/state8c" "$tmp/state8" || fail "--checkpoint of 8 records: not the state of 8 records"
 # a long log (--windows), verified from a state 10 windows back
 expect 0 gen --out "$tmp/long" --windows 30 --note-at 21 "$tmp/long.state"
 expect 0 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/long" --state "$tmp/long.state"
