@@ -233,7 +233,9 @@ static void
 verify_ledger(struct pc_verify *v, const char *dir, const char *cp, size_t cp_len)
 {
 	char err[512], note[PC_NOTE_MAX + 1];
-	struct pc_ledger *l = pc_ledger_open_ro(dir, err, sizeof(err));
+	/* resumed: seek past the records verified before rather than walk them */
+	struct pc_ledger *l = pc_ledger_open_ro_from(dir, pc_verify_resume_at(v),
+						     pc_verify_resume_bytes(v), err, sizeof(err));
 
 	if (l == NULL)
 		die_io("%s", err);

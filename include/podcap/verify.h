@@ -127,6 +127,8 @@ int pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, char *e
 int pc_verify_resume(struct pc_verify *v, const char *state, size_t len, char *err, size_t errlen);
 /* The first record to feed after pc_verify_resume returned 0; 0 otherwise. */
 uint64_t pc_verify_resume_at(const struct pc_verify *v);
+/* The lengths of the records before it added up (pc_ledger_open_ro_from). */
+uint64_t pc_verify_resume_bytes(const struct pc_verify *v);
 /*
  * The state to save after a run whose pc_verify_finish returned 0: a
  * malloc'ed text in *out. -1 if the run failed or was not finished.

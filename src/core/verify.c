@@ -124,6 +124,7 @@ struct pc_verify {
 
 	/* the tree */
 	uint64_t nrec;
+	uint64_t rec_bytes;              /* the records' lengths added up: where the next starts */
 	struct pc_merkle_range range;
 	struct pc_merkle_range stored;   /* over the source's stored leaf hashes */
 	bool stored_all;
@@ -989,6 +990,7 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 	if (!v->cp_ok || v->nrec >= v->cp.size || v->finished)
 		return;
 	uint64_t index = v->nrec++;
+	v->rec_bytes += len;
 	pc_merkle_leaf_hash(rec, len, h);
 	pc_merkle_range_append(&v->range, h);
 	if (v->have_trusted && v->nrec == v->trusted.size) {
@@ -1818,6 +1820,7 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 		put_hex(f, v->range.hashes[i], PC_HASH_LEN);
 		fputc('\n', f);
 	}
+	fprintf(f, "bytes %" PRIu64 "\n", v->rec_bytes);
 	fputs("podmap", f);
 	if (v->podmap != NULL)
 		put_hex(f, v->podmap_digest, PC_DIGEST_LEN);
@@ -2074,7 +2077,7 @@ static int
 load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
 {
 	char *s;
-	uint64_t size, n, started, stopped, npods;
+	uint64_t size, n, started, stopped, npods, bytes;
 	uint8_t root[PC_HASH_LEN], pm[PC_DIGEST_LEN];
 	struct pc_merkle_range r;
 
@@ -2087,6 +2090,8 @@ load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
 	for (unsigned i = 0; i < r.n; i++)
 		if (!line_is(ls, "hash", &s) || !get_hex(&s, r.hashes[i], PC_HASH_LEN) || *s != '\0')
 			goto bad;
+	if (!line_is(ls, "bytes", &s) || !get_u64(&s, &bytes) || *s != '\0' || bytes < size)
+		goto bad;
 	/* the edge must give the signed root: then it is the edge of the trusted tree */
 	pc_merkle_range_root(&r, root);
 	if (memcmp(root, v->trusted.root, PC_HASH_LEN) != 0) {
@@ -2122,6 +2127,7 @@ load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
 	v->range = r;
 	v->stored = r;   /* the source's stored leaves extend the same trusted edge */
 	v->nrec = size;
+	v->rec_bytes = bytes;
 	memcpy(v->trusted_root_here, root, PC_HASH_LEN);
 	v->trusted_root_seen = true;
 	v->resumed = true;
@@ -2173,4 +2179,10 @@ uint64_t
 pc_verify_resume_at(const struct pc_verify *v)
 {
 	return v->resumed ? v->trusted.size : 0;
+}
+
+uint64_t
+pc_verify_resume_bytes(const struct pc_verify *v)
+{
+	return v->resumed ? v->rec_bytes : 0;
 }

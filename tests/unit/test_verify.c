@@ -1723,6 +1723,83 @@ test_resume_refuses(void **state)
 	free_log(&lg);
 }
 
+/* Resumes from a state over a ledger directory, seeking as podcap-verify --ledger does. */
+static struct pc_verify *
+verify_dir_resumed(const char *dir, const char *st, size_t stlen, int64_t skew)
+{
+	char err[512], note[PC_NOTE_MAX];
+	uint8_t *buf = malloc(PC_RECORD_MAX), leaf[PC_HASH_LEN];
+	struct pc_verify *v = pc_verify_new(&vk_a, NULL);
+
+	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 0);
+	uint64_t first = pc_verify_resume_at(v);
+	struct pc_ledger *l = pc_ledger_open_ro_from(dir, first,
+						     pc_verify_resume_bytes(v) + (uint64_t)skew,
+						     err, sizeof(err));
+	assert_non_null(l);
+	/* what comes before is out of reach: it is not read again */
+	assert_int_equal(pc_ledger_record(l, first - 1, buf, PC_RECORD_MAX), -1);
+	long n = pc_ledger_checkpoint(l, note, sizeof(note));
+	assert_true(n > 0);
+	if (pc_verify_checkpoint(v, note, (size_t)n) == 0)
+		for (uint64_t i = first; i < pc_verify_size(v) && i < pc_ledger_size(l); i++) {
+			long len = pc_ledger_record(l, i, buf, PC_RECORD_MAX);
+			assert_true(len > 0);
+			assert_int_equal(pc_ledger_leaf(l, i, leaf), 0);
+			pc_verify_record(v, buf, (size_t)len, leaf);
+		}
+	pc_verify_finish(v);
+	pc_ledger_close(l);
+	free(buf);
+	return v;
+}
+
+static void
+test_resume_ledger_dir(void **state)
+{
+	struct log lg;
+	struct run o = { 0 };
+	char dir[512], path[600];
+	size_t stlen;
+
+	(void)state;
+	build_resume_log(&lg, false);
+	snprintf(dir, sizeof(dir), "%s/resume", tmpdir);
+	write_ledger(&lg, dir);
+	char *st = state_after(&o, &lg, 4, &stlen);
+	struct pc_verify *full = verify_dir(dir, &vk_a);
+	struct pc_verify *v = verify_dir_resumed(dir, st, stlen, 0);
+	expect_ok(v);
+	assert_same_result(full, v, 4);
+	pc_verify_free(v);
+	pc_verify_free(full);
+
+	/* a saved length that does not match the directory: what it reads does not verify */
+	v = verify_dir_resumed(dir, st, stlen, 1);
+	assert_true(pc_verify_nfailures(v) > 0);
+	pc_verify_free(v);
+
+	/* a new record changed in the records file: its stored hash names it */
+	snprintf(path, sizeof(path), "%s/records", dir);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	long off = 0;
+	for (int i = 0; i < 8; i++)
+		off += 4 + (long)lg.len[i] + PC_HASH_LEN;
+	off += 4 + (long)lg.len[8] - 40;
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	int c = fgetc(f);
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	fputc(c ^ 0x20, f);
+	fclose(f);
+	v = verify_dir_resumed(dir, st, stlen, 0);
+	expect_fail(v, PC_VC_ROOT, 8);
+	assert_int_equal(pc_verify_nfailures(v), 1);
+	pc_verify_free(v);
+	free(st);
+	free_log(&lg);
+}
+
 int
 main(void)
 {
@@ -1746,6 +1823,7 @@ main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_resume_equals_full),
 		cmocka_unit_test(test_resume_refuses),
+		cmocka_unit_test(test_resume_ledger_dir),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
