@@ -1800,6 +1800,27 @@ save_pod(FILE *f, const struct podsum *ps)
 	}
 }
 
+/* The events kept so far, so that a resumed report lists the whole log's, as a full one does. */
+static void
+save_events(const struct pc_verify *v, FILE *f)
+{
+	uint64_t kept = v->nevents < PC_VERIFY_MAX_KEPT ? v->nevents : PC_VERIFY_MAX_KEPT;
+
+	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", v->nevents, kept);
+	for (uint64_t i = 0; i < kept; i++) {
+		const struct pc_verify_event *e = &v->events[i];
+
+		fprintf(f, "event %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %d %s%" PRIu64 " %" PRIu64, (int)e->kind, e->record, e->window_start_ns,
+			e->from_ns, e->window_len_ns, e->windows, e->clean ? 1 : 0,
+			e->step_ns < 0 ? "-" : "",
+			e->step_ns < 0 ? -(uint64_t)e->step_ns : (uint64_t)e->step_ns, e->elapsed_ns);
+		put_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+		put_hex(f, e->build_id, sizeof(e->build_id));
+		fputc('\n', f);
+	}
+}
+
 int
 pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 {
@@ -1850,6 +1871,7 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 			}
 		fputc('\n', f);
 	}
+	save_events(v, f);
 	if (fflush(f) != 0 || ferror(f)) {
 		fclose(f);
 		free(buf);
@@ -2072,6 +2094,38 @@ load_links(struct pc_verify *v, struct lines *ls)
 	return true;
 }
 
+static bool
+load_events(struct pc_verify *v, struct lines *ls)
+{
+	char *s;
+	uint64_t total, kept, kind, clean;
+
+	if (!line_is(ls, "events", &s) || !get_u64(&s, &total) || !get_u64(&s, &kept) ||
+	    *s != '\0' || kept != (total < PC_VERIFY_MAX_KEPT ? total : PC_VERIFY_MAX_KEPT))
+		return false;
+	for (uint64_t i = 0; i < kept; i++) {
+		struct pc_verify_event *e = &v->events[i];
+		i128 step;
+
+		memset(e, 0, sizeof(*e));
+		if (!line_is(ls, "event", &s) || !get_u64(&s, &kind) || kind > PC_VE_CLOCK ||
+		    !get_u64(&s, &e->record) || !get_u64(&s, &e->window_start_ns) ||
+		    !get_u64(&s, &e->from_ns) || !get_u64(&s, &e->window_len_ns) ||
+		    !get_u64(&s, &e->windows) || !get_u64(&s, &clean) || clean > 1 ||
+		    !get_i128(&s, &step) || step > INT64_MAX || step < INT64_MIN ||
+		    !get_u64(&s, &e->elapsed_ns) ||
+		    !get_hex(&s, e->podmap_digest, PC_DIGEST_LEN) ||
+		    !get_hex(&s, e->build_id, sizeof(e->build_id)) || *s != '\0' ||
+		    e->record >= v->trusted.size)
+			return false;
+		e->kind = (enum pc_verify_event_kind)kind;
+		e->clean = clean == 1;
+		e->step_ns = (int64_t)step;
+	}
+	v->nevents = total;
+	return true;
+}
+
 /* Everything after the magic line up to the sum line. */
 static int
 load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
@@ -2122,7 +2176,7 @@ load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
 	for (uint64_t i = 0; i < npods; i++)
 		if (!load_pod(v, ls))
 			goto bad;
-	if (!load_inforce(v, ls) || !load_links(v, ls) || ls->p != ls->end)
+	if (!load_inforce(v, ls) || !load_links(v, ls) || !load_events(v, ls) || ls->p != ls->end)
 		goto bad;
 	v->range = r;
 	v->stored = r;   /* the source's stored leaves extend the same trusted edge */
