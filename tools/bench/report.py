@@ -363,8 +363,8 @@ def cmd_verify_speed(args):
         ["incremental pull of %d windows (--state)" % day,
          "%.2f s CPU (%.2f s user, %.2f s system), %.2f s wall"
          % (cpu(best_inc), best_inc["user_s"], best_inc["sys_s"], best_inc["wall_s"])],
-        ["  full / incremental", "%s (CPU time), %.0f x (wall time)"
-         % ("%.0f x" % (cpu(best_full) / cpu(best_inc)) if cpu(best_inc) > 0 else
+        ["  full / incremental", "%s (CPU time), %.1f x (wall time)"
+         % ("%.1f x" % (cpu(best_full) / cpu(best_inc)) if cpu(best_inc) > 0 else
             "> %.0f x (under one 10 ms tick)" % (cpu(best_full) / 0.01),
             best_full["wall_s"] / max(best_inc["wall_s"], 0.0001))],
         ["same pull, checkpoint-only state", "%.2f s CPU, %.2f s wall (every record again)"
