@@ -4,7 +4,18 @@
  * operator who runs it.
  *
  *   podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)
- *                 [--pod-map FILE] [--state FILE] [--json]
+ *                 [--pod-map FILE] [--state FILE] [--checkpoint FILE] [--json]
+ *
+ * --state FILE keeps what a successful run verified: the checkpoint, the
+ * Merkle tree's right edge at its size and what the record checks carry
+ * over (docs/log-format.md, "The verifier's state"). The next run reads
+ * and checks only the records after it. A state that does not check out
+ * is refused (exit 2); a state holding only the checkpoint, or saved under
+ * another --pod-map, makes the run read every record.
+ *
+ * --checkpoint FILE verifies the log as of that signed checkpoint (one
+ * kept earlier, or obtained from elsewhere) instead of the newest the
+ * source offers.
  *
  * Exit status: 0 when every check holds, 1 when one fails, 2 for usage or
  * I/O errors (unreachable server, unreadable files). Links the core
@@ -34,6 +45,7 @@
 
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
+#define MAX_STATE ((size_t)256 << 20)      /* largest --state file read */
 
 struct opts {
 	const char *key;
@@ -41,6 +53,7 @@ struct opts {
 	const char *ledger;
 	const char *pod_map;
 	const char *state;
+	const char *checkpoint;          /* verify this signed checkpoint, not the source's newest */
 	bool json;
 };
 
@@ -48,7 +61,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n"
-		"                     [--pod-map FILE] [--state FILE] [--json]\n");
+		"                     [--pod-map FILE] [--state FILE] [--checkpoint FILE] [--json]\n");
 }
 
 static void
@@ -145,7 +158,7 @@ http_open(void)
 }
 
 static void
-verify_url(struct pc_verify *v, const char *url_arg)
+verify_url(struct pc_verify *v, const char *url_arg, const char *cp, size_t cp_len)
 {
 	char base[1024], path[128];
 	struct body b = { 0 };
@@ -159,9 +172,13 @@ verify_url(struct pc_verify *v, const char *url_arg)
 	base[n] = '\0';
 
 	CURL *curl = http_open();
-	http_get(curl, base, "/v1/checkpoint", &b);
-	if (pc_verify_checkpoint(v, (const char *)b.p, b.len) == 0) {
-		uint64_t size = pc_verify_size(v), from = 0;
+	if (cp == NULL) {
+		http_get(curl, base, "/v1/checkpoint", &b);
+		cp = (const char *)b.p;
+		cp_len = b.len;
+	}
+	if (pc_verify_checkpoint(v, cp, cp_len) == 0) {
+		uint64_t size = pc_verify_size(v), from = pc_verify_resume_at(v);
 
 		while (from < size) {
 			uint64_t count = size - from < CHUNK ? size - from : CHUNK, got = 0;
@@ -213,23 +230,29 @@ verify_url(struct pc_verify *v, const char *url_arg)
 /* ---- ledger directory ---- */
 
 static void
-verify_ledger(struct pc_verify *v, const char *dir)
+verify_ledger(struct pc_verify *v, const char *dir, const char *cp, size_t cp_len)
 {
 	char err[512], note[PC_NOTE_MAX + 1];
-	struct pc_ledger *l = pc_ledger_open_ro(dir, err, sizeof(err));
+	/* resumed: seek past the records verified before rather than walk them */
+	struct pc_ledger *l = pc_ledger_open_ro_from(dir, pc_verify_resume_at(v),
+						     pc_verify_resume_bytes(v), err, sizeof(err));
 
 	if (l == NULL)
 		die_io("%s", err);
-	long n = pc_ledger_checkpoint(l, note, sizeof(note));
-	if (n <= 0)
-		die_io("ledger %s has no checkpoint to verify", dir);
-	if (pc_verify_checkpoint(v, note, (size_t)n) == 0) {
+	if (cp == NULL) {
+		long n = pc_ledger_checkpoint(l, note, sizeof(note));
+		if (n <= 0)
+			die_io("ledger %s has no checkpoint to verify", dir);
+		cp = note;
+		cp_len = (size_t)n;
+	}
+	if (pc_verify_checkpoint(v, cp, cp_len) == 0) {
 		uint64_t size = pc_verify_size(v), have = pc_ledger_size(l);
 		uint8_t *buf = malloc(PC_RECORD_MAX), leaf[PC_HASH_LEN];
 
 		if (buf == NULL)
 			die_io("out of memory");
-		for (uint64_t i = 0; i < size && i < have; i++) {
+		for (uint64_t i = pc_verify_resume_at(v); i < size && i < have; i++) {
 			long len = pc_ledger_record(l, i, buf, PC_RECORD_MAX);
 			if (len < 0)
 				die_io("%s: record %" PRIu64 ": %s", dir, i, strerror(errno));
@@ -243,26 +266,40 @@ verify_ledger(struct pc_verify *v, const char *dir)
 
 /* ---- the state file ---- */
 
-/* Reads the state file into buf; its length, or 0 if it does not exist. */
-static size_t
-read_state(const char *path, char *buf, size_t len)
+/* Reads a file; its contents (malloc'ed) and length, or NULL if it does not exist. */
+static char *
+read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
+	size_t cap = 65536, n = 0;
+	char *buf;
 
 	if (f == NULL && errno == ENOENT)
-		return 0;
+		return NULL;
 	if (f == NULL)
 		die_io("%s: %s", path, strerror(errno));
-	size_t n = fread(buf, 1, len, f);
-	if (ferror(f) || n == len)
-		die_io("%s: unreadable or too large", path);
+	if ((buf = malloc(cap)) == NULL)
+		die_io("out of memory");
+	for (;;) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (ferror(f))
+			die_io("%s: %s", path, strerror(errno));
+		if (n < cap)
+			break;
+		if (cap >= MAX_STATE)
+			die_io("%s: larger than %zu bytes", path, MAX_STATE);
+		cap *= 2;
+		if ((buf = realloc(buf, cap)) == NULL)
+			die_io("out of memory");
+	}
 	fclose(f);
-	buf[n] = '\0';
-	return n;
+	*len = n;
+	return buf;
 }
 
+/* Replaces the state atomically: a crash leaves the old state or the new, whole. */
 static void
-write_state(const char *path, const char *note, size_t len)
+write_state(const char *path, const char *text, size_t len)
 {
 	char tmp[4096], dirbuf[4096];
 
@@ -272,7 +309,7 @@ write_state(const char *path, const char *note, size_t len)
 	if (fd < 0)
 		die_io("%s: %s", tmp, strerror(errno));
 	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, note + off, len - off);
+		ssize_t w = write(fd, text + off, len - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
@@ -297,6 +334,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "ledger", required_argument, NULL, 'l' },
 		{ "pod-map", required_argument, NULL, 'p' },
 		{ "state", required_argument, NULL, 's' },
+		{ "checkpoint", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -319,6 +357,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->state = optarg;
+			break;
+		case 'c':
+			o->checkpoint = optarg;
 			break;
 		case 'j':
 			o->json = true;
@@ -344,8 +385,7 @@ main(int argc, char **argv)
 	struct pc_verifier_key key;
 	struct pc_config cfg;
 	struct pc_error perr;
-	char err[512], state[PC_NOTE_MAX + 1];
-	size_t state_len = 0;
+	char err[512];
 
 	parse_args(argc, argv, &o);
 	if (sodium_init() < 0)
@@ -360,14 +400,23 @@ main(int argc, char **argv)
 	if (v == NULL)
 		die_io("out of memory");
 	if (o.state != NULL) {
-		state_len = read_state(o.state, state, sizeof(state));
-		if (state_len > 0 && pc_verify_trusted(v, state, state_len, err, sizeof(err)) < 0)
-			die_io("%s: the trusted checkpoint does not verify: %s", o.state, err);
+		size_t state_len = 0;
+		char *state = read_file(o.state, &state_len);
+
+		if (state != NULL && pc_verify_resume(v, state, state_len, err, sizeof(err)) < 0)
+			die_io("%s: refused, the state is not a valid one: %s (remove it to verify "
+			       "the whole log again)", o.state, err);
+		free(state);
 	}
+	char *cp = NULL;
+	size_t cp_len = 0;
+	if (o.checkpoint != NULL && (cp = read_file(o.checkpoint, &cp_len)) == NULL)
+		die_io("%s: %s", o.checkpoint, strerror(ENOENT));
 	if (o.ledger != NULL)
-		verify_ledger(v, o.ledger);
+		verify_ledger(v, o.ledger, cp, cp_len);
 	else
-		verify_url(v, o.url);
+		verify_url(v, o.url, cp, cp_len);
+	free(cp);
 	int rc = pc_verify_finish(v);
 	if (o.json)
 		pc_verify_print_json(v, stdout);
@@ -376,9 +425,13 @@ main(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		die_io("stdout: %s", strerror(errno));
 	if (rc == 0 && o.state != NULL) {
+		char *text;
 		size_t len;
-		const char *note = pc_verify_checkpoint_note(v, &len);
-		write_state(o.state, note, len);
+
+		if (pc_verify_state_save(v, &text, &len) < 0)
+			die_io("%s: cannot build the state", o.state);
+		write_state(o.state, text, len);
+		free(text);
 	}
 	pc_verify_free(v);
 	if (o.pod_map != NULL)

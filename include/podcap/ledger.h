@@ -32,6 +32,15 @@ struct pc_ledger *pc_ledger_open(const char *dir, const char *origin, char *err,
  * them, which only a reader that hashes the bytes itself may rely on.
  */
 struct pc_ledger *pc_ledger_open_ro(const char *dir, char *err, size_t errlen);
+/*
+ * The same, for a reader that already has records 0 ... first-1, whose
+ * lengths add up to bytes_before: it seeks past them instead of walking
+ * them, and only records from `first` on can be read (pc_ledger_root is
+ * then not defined). If the records before are not those, what it reads
+ * is not either: a reader that hashes the bytes finds out.
+ */
+struct pc_ledger *pc_ledger_open_ro_from(const char *dir, uint64_t first, uint64_t bytes_before,
+					 char *err, size_t errlen);
 void pc_ledger_close(struct pc_ledger *l);
 
 /* Appends a record and makes it durable (fsync) before returning. 0 or -1. */

@@ -11,9 +11,9 @@
  * docs/log-format.md, "Verifying".
  *
  *	v = pc_verify_new(&key, podmap_or_NULL);
- *	pc_verify_trusted(v, old_note, old_len, err, sizeof(err));   (optional)
+ *	pc_verify_resume(v, state, state_len, err, sizeof(err));     (optional)
  *	if (pc_verify_checkpoint(v, note, len) == 0)
- *		for (i = 0; i < pc_verify_size(v); i++)
+ *		for (i = pc_verify_resume_at(v); i < pc_verify_size(v); i++)
  *			pc_verify_record(v, rec_i, len_i, stored_leaf_i_or_NULL);
  *	rc = pc_verify_finish(v);
  */
@@ -111,6 +111,30 @@ void pc_verify_free(struct pc_verify *v);
  * caller's own state gone bad, not a finding about the log).
  */
 int pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, char *err, size_t errlen);
+/*
+ * The state a verifier saved after its last successful run (the --state
+ * file, docs/log-format.md, "The verifier's state"): the trusted checkpoint
+ * and, with it, the Merkle tree's right edge and what the record checks
+ * carry from one record to the next. Returns 0 when the verifier resumes:
+ * feed records from pc_verify_resume_at() on, and the result is the one a
+ * full verification of the same log would give for them (the records
+ * before are trusted as verified then, not checked again). Returns 1 when
+ * the state holds the checkpoint alone (the older format) or was saved
+ * under another --pod-map: the checkpoint is trusted as with
+ * pc_verify_trusted and every record must be fed. Returns -1 with a
+ * message in err when the state is damaged or does not verify; then free v.
+ */
+int pc_verify_resume(struct pc_verify *v, const char *state, size_t len, char *err, size_t errlen);
+/* The first record to feed after pc_verify_resume returned 0; 0 otherwise. */
+uint64_t pc_verify_resume_at(const struct pc_verify *v);
+/* The lengths of the records before it added up (pc_ledger_open_ro_from). */
+uint64_t pc_verify_resume_bytes(const struct pc_verify *v);
+/*
+ * The state to save after a run whose pc_verify_finish returned 0: a
+ * malloc'ed text in *out. -1 if the run failed or was not finished.
+ */
+int pc_verify_state_save(const struct pc_verify *v, char **out, size_t *len);
+
 /* Size of the trusted checkpoint; 0 when none was given. */
 uint64_t pc_verify_trusted_size(const struct pc_verify *v);
 

@@ -58,6 +58,8 @@ struct pc_ledger {
 	uint64_t rec_end;            /* bytes of records in use (atomic) */
 	uint64_t published;          /* size of the published checkpoint (atomic) */
 	uint64_t hashes_valid;       /* read-only open: entries present in `hashes` */
+	uint64_t first;              /* read-only open from a record: the first readable */
+	uint64_t first_off;          /* ... and where its entry starts */
 	struct pc_merkle_range range;/* writer only */
 	struct shared *sh;
 	uint64_t *ends[MAX_CHUNKS];  /* ends[i]: offset just past entry i */
@@ -129,7 +131,7 @@ entry_end(const struct pc_ledger *l, uint64_t i)
 static uint64_t
 entry_start(const struct pc_ledger *l, uint64_t i)
 {
-	return i == 0 ? 0 : entry_end(l, i - 1);
+	return i == l->first ? l->first_off : entry_end(l, i - 1);
 }
 
 /* Writer only: records where entry i ends, allocating its chunk first. */
@@ -304,7 +306,7 @@ static int
 scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 {
 	uint8_t *buf = malloc(PC_RECORD_MAX + PC_HASH_LEN);
-	uint64_t off = 0, i = 0;
+	uint64_t off = l->first_off, i = l->first;
 	struct stat st;
 
 	if (buf == NULL) {
@@ -401,7 +403,8 @@ scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 			free(buf);
 			return -1;
 		}
-		pc_merkle_range_append(&l->range, h);
+		if (l->first == 0)
+			pc_merkle_range_append(&l->range, h);
 		i++;
 		if (i == s->cp_size) {
 			pc_merkle_range_root(&l->range, s->cp_root_here);
@@ -514,7 +517,7 @@ pc_ledger_close(struct pc_ledger *l)
 		close(l->hashfd);
 	if (l->dirfd >= 0)
 		close(l->dirfd);   /* drops the flock */
-	for (unsigned c = 0; c < MAX_CHUNKS && l->ends[c] != NULL; c++)
+	for (unsigned c = 0; c < MAX_CHUNKS; c++)   /* a read from `first` leaves holes */
 		free(l->ends[c]);
 	pthread_mutex_destroy(&l->sh->mu);
 	free(l->sh);
@@ -702,12 +705,28 @@ fail:
 struct pc_ledger *
 pc_ledger_open_ro(const char *dir, char *err, size_t errlen)
 {
+	return pc_ledger_open_ro_from(dir, 0, 0, err, errlen);
+}
+
+struct pc_ledger *
+pc_ledger_open_ro_from(const char *dir, uint64_t first, uint64_t bytes_before, char *err,
+		       size_t errlen)
+{
 	struct pc_ledger *l = ledger_alloc(dir, true, err, errlen);
 	struct scan s = { 0 };
 	struct stat st;
 
 	if (l == NULL)
 		return NULL;
+	/* entries before `first` are their records' bytes plus a length and a hash each */
+	if (first >= MAX_RECORDS || bytes_before > UINT64_MAX / 2 ||
+	    (first > 0 && bytes_before < first)) {
+		set_err(err, errlen, "%s: cannot start at record %llu after %llu bytes", dir,
+			(unsigned long long)first, (unsigned long long)bytes_before);
+		goto fail;
+	}
+	l->first = first;
+	l->first_off = bytes_before + first * ENTRY_OVERHEAD;
 	l->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (l->dirfd < 0) {
 		set_err(err, errlen, "%s: %s", dir, strerror(errno));
@@ -929,7 +948,7 @@ pc_ledger_published_size(struct pc_ledger *l)
 long
 pc_ledger_record(struct pc_ledger *l, uint64_t i, uint8_t *buf, size_t len)
 {
-	if (i >= load_count(l)) {
+	if (i < l->first || i >= load_count(l)) {
 		errno = ERANGE;
 		return -1;
 	}
@@ -949,7 +968,7 @@ pc_ledger_leaf(void *ledger, uint64_t i, uint8_t out[PC_HASH_LEN])
 {
 	struct pc_ledger *l = ledger;
 
-	if (i >= load_count(l)) {
+	if (i < l->first || i >= load_count(l)) {
 		errno = ERANGE;
 		return -1;
 	}

@@ -1417,6 +1417,383 @@ test_report(void **state)
 	assert_string_equal(t, "2024-01-01T00:00:01.5Z");
 }
 
+/* ---- resuming from a saved state ---- */
+
+/*
+ * START; W0 W1 W2 | W3; RELOAD to gen_b; W4; GAP 5+2; W7; CLOCK to 10 (30 s
+ * of real time for 2 windows of labels); W10 W11 W12. The state is saved
+ * after W2 (4 records). With `over`, W2 and W3 each pass half the burst
+ * more than the cap (together over it: only the carried envelope sees it)
+ * and W11 alone passes three windows' worth.
+ */
+static void
+build_resume_log(struct log *lg, bool over)
+{
+	const uint64_t burst = gen_a.cfg.pods[0].limits.burst_bytes;
+
+	memset(lg, 0, sizeof(*lg));
+	add_decl(&gen_a, lg, PC_REC_START, 0);
+	add_window(&gen_a, lg, 0, 40, 0);
+	add_window(&gen_a, lg, 1, 90, 0);
+	add_window(&gen_a, lg, 2, 100, over ? burst / 2 + 1 : 0);
+	add_window(&gen_a, lg, 3, 100, over ? burst / 2 + 1 : 0);
+	add_decl(&gen_b, lg, PC_REC_RELOAD, 4);
+	add_window(&gen_b, lg, 4, 50, 0);
+	add_simple(&gen_b, lg, PC_REC_GAP, 5, 2);
+	add_window(&gen_b, lg, 7, 30, 0);
+	add_clock(&gen_b, lg, 10, 30 * 1000000000ULL, 90 * 1000000000LL);
+	add_window(&gen_b, lg, 10, 60, 0);
+	add_window(&gen_b, lg, 11, 100, over ? 3 * full_window(&gen_b, 0) : 0);
+	add_window(&gen_b, lg, 12, 20, 0);
+}
+
+/* The state a verifier keeps after verifying the first n records of lg. */
+static char *
+state_after(const struct run *o, const struct log *lg, size_t n, size_t *len)
+{
+	char note[PC_NOTE_MAX];
+	char *st = NULL;
+	size_t nl = checkpoint_of(lg, n, note, sizeof(note));
+	struct pc_verify *v = verify(o, note, nl, lg);
+
+	expect_ok(v);
+	assert_int_equal(pc_verify_state_save(v, &st, len), 0);
+	pc_verify_free(v);
+	return st;
+}
+
+/* Resumes from a state and feeds the records from where it ends. */
+static struct pc_verify *
+verify_resumed(const struct run *o, const char *st, size_t stlen, const char *note, size_t nl,
+	       const struct log *lg, size_t have)
+{
+	struct pc_verify *v = pc_verify_new(o->vk ? o->vk : &vk_a, o->podmap);
+	char err[256];
+
+	assert_non_null(v);
+	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 0);
+	if (pc_verify_checkpoint(v, note, nl) == 0)
+		for (uint64_t i = pc_verify_resume_at(v); i < pc_verify_size(v) && i < have; i++)
+			pc_verify_record(v, lg->rec[i], lg->len[i], NULL);
+	pc_verify_finish(v);
+	return v;
+}
+
+/* What the resumed run reports is what the full run reports. */
+static void
+assert_same_result(const struct pc_verify *full, const struct pc_verify *inc)
+{
+	static const char *const pods[] = { "pod-a", "pod-b" };
+
+	assert_int_equal(pc_verify_nfailures(inc), pc_verify_nfailures(full));
+	for (size_t i = 0; i < pc_verify_nfailures(full); i++) {
+		const struct pc_verify_failure *a = pc_verify_failure_at(full, i);
+		const struct pc_verify_failure *b = pc_verify_failure_at(inc, i);
+
+		assert_int_equal(a->check, b->check);
+		assert_int_equal(a->record, b->record);
+		assert_int_equal(a->type, b->type);
+		assert_true(a->window_start_ns == b->window_start_ns);
+		assert_string_equal(a->msg, b->msg);
+	}
+	assert_int_equal(pc_verify_nrecords(inc), pc_verify_nrecords(full));
+	assert_int_equal(pc_verify_nwindows(inc), pc_verify_nwindows(full));
+	for (size_t p = 0; p < 2; p++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			struct pc_verify_totals a, b;
+
+			assert_int_equal(pc_verify_pod_totals(full, pods[p], (enum pc_dir)d, &a), 0);
+			assert_int_equal(pc_verify_pod_totals(inc, pods[p], (enum pc_dir)d, &b), 0);
+			assert_memory_equal(&a, &b, sizeof(a));
+		}
+	/* the events before the state come from it */
+	assert_int_equal(pc_verify_nevents(inc), pc_verify_nevents(full));
+	for (size_t i = 0; i < pc_verify_nevents(full); i++)
+		assert_memory_equal(pc_verify_event_at(full, i), pc_verify_event_at(inc, i),
+				    sizeof(struct pc_verify_event));
+}
+
+static void
+test_resume_equals_full(void **state)
+{
+	struct log lg;
+	char note[PC_NOTE_MAX];
+
+	(void)state;
+	for (int over = 0; over <= 1; over++)
+		for (int pm = 0; pm <= 1; pm++) {
+			/* with --pod-map, the reload to another map fails the podmap check */
+			struct run o = { .podmap = pm ? &gen_a.cfg : NULL };
+			size_t stlen;
+
+			build_resume_log(&lg, over);
+			char *st = state_after(&o, &lg, 4, &stlen);
+			size_t nl = checkpoint_of(&lg, lg.n, note, sizeof(note));
+			struct pc_verify *full = verify(&o, note, nl, &lg);
+			struct pc_verify *inc = verify_resumed(&o, st, stlen, note, nl, &lg, lg.n);
+
+			assert_int_equal(pc_verify_resume_at(inc), 4);
+			assert_same_result(full, inc);
+			if (over) {
+				/*
+				 * One run of pod-a's limits, worst at W11; W3 is over
+				 * only with what W2, before the state, carried into it
+				 */
+				const struct pc_verify_failure *f =
+				    expect_fail(inc, PC_VC_ENVELOPE, 11);
+				assert_non_null(strstr(f->msg, "pod pod-a up"));
+				assert_non_null(strstr(f->msg, "(3 windows over)"));
+			}
+			if (pm)
+				expect_fail(inc, PC_VC_PODMAP, 6);
+			if (!over && !pm) {
+				/* and the state after it is the state after the full run */
+				char *s1, *s2;
+				size_t l1, l2;
+
+				expect_ok(inc);
+				assert_non_null(find_event(inc, PC_VE_RELOAD));
+				assert_non_null(find_event(inc, PC_VE_GAP));
+				assert_non_null(find_event(inc, PC_VE_CLOCK));
+				assert_int_equal(pc_verify_state_save(full, &s1, &l1), 0);
+				assert_int_equal(pc_verify_state_save(inc, &s2, &l2), 0);
+				assert_int_equal(l1, l2);
+				assert_memory_equal(s1, s2, l1);
+				free(s1);
+				free(s2);
+			}
+			if (over || pm)
+				assert_true(pc_verify_nfailures(inc) > 0);
+			pc_verify_free(full);
+			pc_verify_free(inc);
+			free(st);
+			free_log(&lg);
+		}
+}
+
+/* Rewrites the state's checksum line after an edit, as a careful forger would. */
+static void
+reseal(char *st, size_t len)
+{
+	uint8_t sum[crypto_generichash_BYTES];
+	size_t sl = 4 + 2 * sizeof(sum) + 1;
+
+	crypto_generichash(sum, sizeof(sum), (const uint8_t *)st, len - sl, NULL, 0);
+	sodium_bin2hex(st + len - sl + 4, 2 * sizeof(sum) + 1, sum, sizeof(sum));
+	st[len - 1] = '\n';
+}
+
+static void
+test_resume_refuses(void **state)
+{
+	struct log lg, bad;
+	struct run o = { 0 };
+	char note[PC_NOTE_MAX], err[256];
+	size_t stlen;
+
+	(void)state;
+	build_resume_log(&lg, false);
+	char *st = state_after(&o, &lg, 4, &stlen);
+	size_t nl = checkpoint_of(&lg, lg.n, note, sizeof(note));
+
+	/* a new record altered after signing */
+	copy_log(&lg, &bad);
+	bad.rec[8][bad.len[8] - 40] ^= 1;
+	struct pc_verify *v = verify_resumed(&o, st, stlen, note, nl, &bad, bad.n);
+	expect_fail(v, PC_VC_ROOT, -1);
+	pc_verify_free(v);
+	free_log(&bad);
+
+	/*
+	 * An old record altered after signing: the resumed run does not read
+	 * it, and trusts what it verified before. Only a full run sees it.
+	 */
+	copy_log(&lg, &bad);
+	bad.rec[2][bad.len[2] - 40] ^= 1;
+	v = verify_resumed(&o, st, stlen, note, nl, &bad, bad.n);
+	expect_ok(v);
+	pc_verify_free(v);
+	v = verify(&o, note, nl, &bad);
+	expect_fail(v, PC_VC_ROOT, -1);
+	pc_verify_free(v);
+	free_log(&bad);
+
+	/* a fork: another history of W1, signed, with the same records after it */
+	copy_log(&lg, &bad);
+	free(bad.rec[2]);
+	struct log w = { 0 };
+	add_window(&gen_a, &w, 1, 80, 0);
+	bad.rec[2] = w.rec[0];
+	bad.len[2] = w.len[0];
+	char fnote[PC_NOTE_MAX];
+	size_t fl = checkpoint_of(&bad, bad.n, fnote, sizeof(fnote));
+	v = verify_resumed(&o, st, stlen, fnote, fl, &bad, bad.n);
+	const struct pc_verify_failure *f = expect_fail(v, PC_VC_ROOT, -1);
+	assert_non_null(strstr(f->msg, "does not extend the trusted one"));
+	pc_verify_free(v);
+	/* the same size as the trusted tree, another root */
+	fl = checkpoint_of(&bad, 4, fnote, sizeof(fnote));
+	v = verify_resumed(&o, st, stlen, fnote, fl, &bad, bad.n);
+	expect_fail(v, PC_VC_FORK, -1);
+	pc_verify_free(v);
+	free_log(&bad);
+
+	/* truncated: a checkpoint of fewer records, or fewer records than it signs */
+	char tnote[PC_NOTE_MAX];
+	size_t tl = checkpoint_of(&lg, 3, tnote, sizeof(tnote));
+	v = verify_resumed(&o, st, stlen, tnote, tl, &lg, lg.n);
+	expect_fail(v, PC_VC_ROLLBACK, -1);
+	pc_verify_free(v);
+	v = verify_resumed(&o, st, stlen, note, nl, &lg, 9);
+	expect_fail(v, PC_VC_MISSING, 9);
+	pc_verify_free(v);
+
+	/* a damaged state file is refused, whichever part is damaged */
+	char *c = malloc(stlen);
+	const char *seq = strstr(st, "\nsequence ");
+	assert_non_null(seq);
+	memcpy(c, st, stlen);
+	c[seq - st + 12] ^= 1;
+	v = pc_verify_new(&vk_a, NULL);
+	assert_int_equal(pc_verify_resume(v, c, stlen, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "checksum"));
+	pc_verify_free(v);
+	v = pc_verify_new(&vk_a, NULL);
+	assert_int_equal(pc_verify_resume(v, st, stlen - 10, err, sizeof(err)), -1);
+	pc_verify_free(v);
+	/* resealed: the edge must still hash to the signed root */
+	const char *h = strstr(st, "\nhash ");
+	assert_non_null(h);
+	memcpy(c, st, stlen);
+	c[h - st + 6] = c[h - st + 6] == '0' ? '1' : '0';
+	reseal(c, stlen);
+	v = pc_verify_new(&vk_a, NULL);
+	assert_int_equal(pc_verify_resume(v, c, stlen, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "edge"));
+	pc_verify_free(v);
+	/* resealed: a line that does not parse */
+	memcpy(c, st, stlen);
+	c[seq - st + 1] = 'S';
+	reseal(c, stlen);
+	v = pc_verify_new(&vk_a, NULL);
+	assert_int_equal(pc_verify_resume(v, c, stlen, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "malformed"));
+	pc_verify_free(v);
+	/* the checkpoint in it must verify with the key */
+	v = pc_verify_new(&vk_b, NULL);
+	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "signature"));
+	pc_verify_free(v);
+	free(c);
+
+	/* the checkpoint alone, or another --pod-map: every record again */
+	char old[PC_NOTE_MAX];
+	size_t ol = checkpoint_of(&lg, 4, old, sizeof(old));
+	v = pc_verify_new(&vk_a, NULL);
+	assert_int_equal(pc_verify_resume(v, old, ol, err, sizeof(err)), 1);
+	assert_int_equal(pc_verify_resume_at(v), 0);
+	assert_int_equal(pc_verify_trusted_size(v), 4);
+	pc_verify_free(v);
+	v = pc_verify_new(&vk_a, &gen_a.cfg);
+	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 1);
+	assert_int_equal(pc_verify_resume_at(v), 0);
+	assert_int_equal(pc_verify_checkpoint(v, note, nl), 0);
+	for (size_t i = 0; i < lg.n; i++)
+		pc_verify_record(v, lg.rec[i], lg.len[i], NULL);
+	assert_int_equal(pc_verify_finish(v), 1);
+	expect_fail(v, PC_VC_PODMAP, 6);
+	pc_verify_free(v);
+
+	/* a failed run leaves nothing to save */
+	copy_log(&lg, &bad);
+	bad.rec[8][bad.len[8] - 40] ^= 1;
+	v = verify(&o, note, nl, &bad);
+	char *s2 = NULL;
+	size_t l2;
+	assert_int_equal(pc_verify_state_save(v, &s2, &l2), -1);
+	pc_verify_free(v);
+	free_log(&bad);
+	free(st);
+	free_log(&lg);
+}
+
+/* Resumes from a state over a ledger directory, seeking as podcap-verify --ledger does. */
+static struct pc_verify *
+verify_dir_resumed(const char *dir, const char *st, size_t stlen, int64_t skew)
+{
+	char err[512], note[PC_NOTE_MAX];
+	uint8_t *buf = malloc(PC_RECORD_MAX), leaf[PC_HASH_LEN];
+	struct pc_verify *v = pc_verify_new(&vk_a, NULL);
+
+	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 0);
+	uint64_t first = pc_verify_resume_at(v);
+	struct pc_ledger *l = pc_ledger_open_ro_from(dir, first,
+						     pc_verify_resume_bytes(v) + (uint64_t)skew,
+						     err, sizeof(err));
+	assert_non_null(l);
+	/* what comes before is out of reach: it is not read again */
+	assert_int_equal(pc_ledger_record(l, first - 1, buf, PC_RECORD_MAX), -1);
+	long n = pc_ledger_checkpoint(l, note, sizeof(note));
+	assert_true(n > 0);
+	if (pc_verify_checkpoint(v, note, (size_t)n) == 0)
+		for (uint64_t i = first; i < pc_verify_size(v) && i < pc_ledger_size(l); i++) {
+			long len = pc_ledger_record(l, i, buf, PC_RECORD_MAX);
+			assert_true(len > 0);
+			assert_int_equal(pc_ledger_leaf(l, i, leaf), 0);
+			pc_verify_record(v, buf, (size_t)len, leaf);
+		}
+	pc_verify_finish(v);
+	pc_ledger_close(l);
+	free(buf);
+	return v;
+}
+
+static void
+test_resume_ledger_dir(void **state)
+{
+	struct log lg;
+	struct run o = { 0 };
+	char dir[512], path[600];
+	size_t stlen;
+
+	(void)state;
+	build_resume_log(&lg, false);
+	snprintf(dir, sizeof(dir), "%s/resume", tmpdir);
+	write_ledger(&lg, dir);
+	char *st = state_after(&o, &lg, 4, &stlen);
+	struct pc_verify *full = verify_dir(dir, &vk_a);
+	struct pc_verify *v = verify_dir_resumed(dir, st, stlen, 0);
+	expect_ok(v);
+	assert_same_result(full, v);
+	pc_verify_free(v);
+	pc_verify_free(full);
+
+	/* a saved length that does not match the directory: what it reads does not verify */
+	v = verify_dir_resumed(dir, st, stlen, 1);
+	assert_true(pc_verify_nfailures(v) > 0);
+	pc_verify_free(v);
+
+	/* a new record changed in the records file: its stored hash names it */
+	snprintf(path, sizeof(path), "%s/records", dir);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	long off = 0;
+	for (int i = 0; i < 8; i++)
+		off += 4 + (long)lg.len[i] + PC_HASH_LEN;
+	off += 4 + (long)lg.len[8] - 40;
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	int c = fgetc(f);
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	fputc(c ^ 0x20, f);
+	fclose(f);
+	v = verify_dir_resumed(dir, st, stlen, 0);
+	expect_fail(v, PC_VC_ROOT, 8);
+	assert_int_equal(pc_verify_nfailures(v), 1);
+	pc_verify_free(v);
+	free(st);
+	free_log(&lg);
+}
+
 int
 main(void)
 {
@@ -1438,6 +1815,9 @@ main(void)
 		cmocka_unit_test(test_podmap),
 		cmocka_unit_test(test_sequence_rules),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_resume_equals_full),
+		cmocka_unit_test(test_resume_refuses),
+		cmocka_unit_test(test_resume_ledger_dir),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
