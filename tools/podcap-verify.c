@@ -36,6 +36,7 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
+#include "podcap/base64.h"
 #include "podcap/config.h"
 #include "podcap/keys.h"
 #include "podcap/ledger.h"
@@ -213,8 +214,8 @@ verify_url(struct pc_verify *v, const char *url_arg, const char *cp, size_t cp_l
 			     line = strtok_r(NULL, "\n", &save)) {
 				size_t bin;
 				if (np == PC_MAX_PROOF ||
-				    sodium_base642bin(proof[np], PC_HASH_LEN, line, strlen(line), NULL,
-						      &bin, NULL, sodium_base64_VARIANT_ORIGINAL) != 0 ||
+				    pc_base64_decode(proof[np], PC_HASH_LEN, line, strlen(line),
+						     &bin) != 0 ||
 				    bin != PC_HASH_LEN)
 					die_io("%s%s: malformed proof", base, path);
 				np++;

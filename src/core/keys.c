@@ -17,6 +17,7 @@
 
 #include <sodium.h>
 
+#include "podcap/base64.h"
 #include "podcap/keys.h"
 
 #include "utf8.h"
@@ -137,8 +138,7 @@ parse_data(const char *b64, size_t len, uint8_t out[KEY_DATA_LEN], const char **
 {
 	size_t n;
 
-	if (sodium_base642bin(out, KEY_DATA_LEN, b64, len, NULL, &n, NULL,
-			      sodium_base64_VARIANT_ORIGINAL) != 0 || n != KEY_DATA_LEN) {
+	if (pc_base64_decode(out, KEY_DATA_LEN, b64, len, &n) != 0 || n != KEY_DATA_LEN) {
 		*why = "key data is not base64 of 33 bytes";
 		return -1;
 	}

@@ -9,6 +9,7 @@
 
 #include <sodium.h>
 
+#include "podcap/base64.h"
 #include "podcap/note.h"
 
 #include "utf8.h"
@@ -152,8 +153,7 @@ pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp,
 		return -1;
 	}
 	if (next_line(&p, end, &line, &n) != 0 || n != ROOT_B64_LEN ||
-	    sodium_base642bin(cp->root, PC_HASH_LEN, line, n, NULL, &rlen, NULL,
-			      sodium_base64_VARIANT_ORIGINAL) != 0 || rlen != PC_HASH_LEN) {
+	    pc_base64_decode(cp->root, PC_HASH_LEN, line, n, &rlen) != 0 || rlen != PC_HASH_LEN) {
 		*why = "checkpoint root hash is not base64 of 32 bytes";
 		return -1;
 	}
@@ -253,8 +253,8 @@ parse_sig_line(const char *line, size_t len, struct sig_line *sl)
 	b64 = sp + 1;
 	n = len - sl->name_len - 1;
 	if (!sig_name_valid(sl->name, sl->name_len) || n == 0 ||
-	    sodium_base642bin(sl->sig, sizeof(sl->sig), b64, n, NULL, &sl->sig_len, NULL,
-			      sodium_base64_VARIANT_ORIGINAL) != 0 || sl->sig_len < 5)
+	    pc_base64_decode(sl->sig, sizeof(sl->sig), b64, n, &sl->sig_len) != 0 ||
+	    sl->sig_len < 5)
 		return -1;
 	sl->id = (uint32_t)sl->sig[0] << 24 | (uint32_t)sl->sig[1] << 16 |
 		 (uint32_t)sl->sig[2] << 8 | sl->sig[3];

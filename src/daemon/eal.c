@@ -90,7 +90,10 @@ push(char **argv, int *argc, const char *fmt, ...)
 int
 pc_eal_init(const struct pc_config *cfg, int nextra, char **extra)
 {
+	/* ours: the strings live as long as the process, as EAL expects */
 	static char *argv[MAX_ARGS];
+	/* EAL's: it reorders these and overwrites one with argv[0] */
+	static char *eal_argv[MAX_ARGS];
 	int argc = 0;
 	bool any_pci = false;
 	int rc = 0;
@@ -136,7 +139,8 @@ pc_eal_init(const struct pc_config *cfg, int nextra, char **extra)
 		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s", i ? " " : "", argv[i]);
 	PC_LOG(INFO, "EAL arguments: %s\n", line);
 
-	if (rte_eal_init(argc, argv) < 0) {
+	memcpy(eal_argv, argv, sizeof(eal_argv));
+	if (rte_eal_init(argc, eal_argv) < 0) {
 		PC_LOG(ERR, "cannot initialise DPDK's EAL: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}

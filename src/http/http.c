@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "podcap/http.h"
+#include "podcap/http_request.h"
 #include "podcap/ledger.h"
 #include "podcap/merkle.h"
 #include "podcap/note.h"
@@ -117,97 +118,27 @@ send_405(struct MHD_Connection *c)
 	return send_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, TEXT_TYPE, r, 1);
 }
 
-/* ---- query arguments ---- */
-
-struct args {
-	const char *name[2];
-	const char *val[2];
-	size_t len[2];
-	int seen[2];
-};
+/* ---- the request ---- */
 
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
 	    const char *value, size_t value_size)
 {
-	struct args *a = cls;
-	int i;
-
 	(void)kind;
 	(void)key_size;
-	for (i = 0; i < 2; i++) {
-		if (a->name[i] != NULL && strcmp(key, a->name[i]) == 0) {
-			a->seen[i]++;
-			a->val[i] = value;
-			a->len[i] = value == NULL ? 0 : value_size;
-		}
-	}
+	pc_http_request_arg(cls, key, value, value_size);
 	return MHD_YES;
-}
-
-/* Canonical decimal: digits only, no sign, no leading zero but "0", no overflow. */
-static int
-parse_u64(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0, d;
-	size_t i;
-
-	if (s == NULL || len == 0 || len > 20 || (len > 1 && s[0] == '0'))
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		d = (uint64_t)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-/*
- * Reads the two numeric arguments a and b. Returns 0, or queues the 400
- * (and returns -1 with *ret set).
- */
-static int
-get_two(struct MHD_Connection *c, const char *a, const char *b, uint64_t *va, uint64_t *vb,
-	enum MHD_Result *ret)
-{
-	struct args x = { { a, b }, { NULL, NULL }, { 0, 0 }, { 0, 0 } };
-	uint64_t *out[2] = { va, vb };
-	int i;
-
-	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect_arg, &x);
-	for (i = 0; i < 2; i++) {
-		if (x.seen[i] == 0) {
-			*ret = send_text(c, MHD_HTTP_BAD_REQUEST, "missing query parameter %s",
-					 x.name[i]);
-			return -1;
-		}
-		if (x.seen[i] > 1) {
-			*ret = send_text(c, MHD_HTTP_BAD_REQUEST, "query parameter %s given twice",
-					 x.name[i]);
-			return -1;
-		}
-		if (parse_u64(x.val[i], x.len[i], out[i]) != 0) {
-			*ret = send_text(c, MHD_HTTP_BAD_REQUEST,
-					 "%s must be a decimal number 0..18446744073709551615",
-					 x.name[i]);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* ---- endpoints ---- */
 
 static enum MHD_Result
-get_checkpoint(struct pc_http *h, struct MHD_Connection *c)
+get_checkpoint(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
 	char note[PC_NOTE_MAX];
 	long n;
 
+	(void)q;
 	n = pc_ledger_checkpoint(h->ledger, note, sizeof(note));
 	if (n < 0)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the checkpoint");
@@ -217,20 +148,22 @@ get_checkpoint(struct pc_http *h, struct MHD_Connection *c)
 }
 
 static enum MHD_Result
-get_pubkey(struct pc_http *h, struct MHD_Connection *c)
+get_pubkey(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
+	(void)q;
 	if (h->pubkey == NULL)
 		return send_text(c, MHD_HTTP_NOT_FOUND, "no public key configured");
 	return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, h->pubkey, h->pubkey_len, 0);
 }
 
 static enum MHD_Result
-get_metrics(struct pc_http *h, struct MHD_Connection *c)
+get_metrics(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
 	struct MHD_Response *r;
 	size_t len = 0;
 	char *text;
 
+	(void)q;
 	if (h->metrics == NULL)
 		return send_text(c, MHD_HTTP_NOT_FOUND, "no metrics");
 	text = h->metrics(h->ctx, &len);
@@ -316,22 +249,12 @@ rec_free(void *cls)
 }
 
 static enum MHD_Result
-get_records(struct pc_http *h, struct MHD_Connection *c)
+get_records(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
 	struct MHD_Response *r;
 	struct rec_stream *s;
-	enum MHD_Result ret;
-	uint64_t from, count, pub;
+	uint64_t from = q->a, count = q->b;
 
-	if (get_two(c, "from", "count", &from, &count, &ret) != 0)
-		return ret;
-	if (count < 1 || count > PC_HTTP_MAX_RECORDS)
-		return send_text(c, MHD_HTTP_BAD_REQUEST, "count must be 1..%d",
-				 PC_HTTP_MAX_RECORDS);
-	pub = pc_ledger_published_size(h->ledger);
-	if (from > pub || count > pub - from)
-		return send_text(c, MHD_HTTP_BAD_REQUEST,
-				 "from+count must be <= %" PRIu64 ", the published tree size", pub);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL || (s->buf = malloc(REC_BUF_START)) == NULL) {
 		free(s);
@@ -371,57 +294,35 @@ send_proof(struct MHD_Connection *c, uint8_t proof[][PC_HASH_LEN], size_t n)
 }
 
 static enum MHD_Result
-get_inclusion(struct pc_http *h, struct MHD_Connection *c)
+get_inclusion(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
 	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
-	enum MHD_Result ret;
-	uint64_t index, size, pub;
 	size_t n;
 
-	if (get_two(c, "index", "size", &index, &size, &ret) != 0)
-		return ret;
-	pub = pc_ledger_published_size(h->ledger);
-	if (size > pub)
-		return send_text(c, MHD_HTTP_BAD_REQUEST,
-				 "size must be <= %" PRIu64 ", the published tree size", pub);
-	if (index >= size)
-		return send_text(c, MHD_HTTP_BAD_REQUEST, "index must be < size");
-	if (pc_merkle_inclusion_proof(pc_ledger_leaf, h->ledger, index, size, proof, &n) != 0)
+	if (pc_merkle_inclusion_proof(pc_ledger_leaf, h->ledger, q->a, q->b, proof, &n) != 0)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the tree");
 	return send_proof(c, proof, n);
 }
 
 static enum MHD_Result
-get_consistency(struct pc_http *h, struct MHD_Connection *c)
+get_consistency(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
 	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
-	enum MHD_Result ret;
-	uint64_t old, new, pub;
 	size_t n;
 
-	if (get_two(c, "old", "new", &old, &new, &ret) != 0)
-		return ret;
-	pub = pc_ledger_published_size(h->ledger);
-	if (new > pub)
-		return send_text(c, MHD_HTTP_BAD_REQUEST,
-				 "new must be <= %" PRIu64 ", the published tree size", pub);
-	if (old > new)
-		return send_text(c, MHD_HTTP_BAD_REQUEST, "old must be <= new");
-	if (pc_merkle_consistency_proof(pc_ledger_leaf, h->ledger, old, new, proof, &n) != 0)
+	if (pc_merkle_consistency_proof(pc_ledger_leaf, h->ledger, q->a, q->b, proof, &n) != 0)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the tree");
 	return send_proof(c, proof, n);
 }
 
-static const struct route {
-	const char *path;
-	enum MHD_Result (*fn)(struct pc_http *h, struct MHD_Connection *c);
-} routes[] = {
-	{ "/v1/checkpoint", get_checkpoint },
-	{ "/v1/records", get_records },
-	{ "/v1/proof/inclusion", get_inclusion },
-	{ "/v1/proof/consistency", get_consistency },
-	{ "/v1/pubkey", get_pubkey },
-	{ "/metrics", get_metrics },
+static enum MHD_Result (*const serve[])(struct pc_http *h, struct MHD_Connection *c,
+					const struct pc_http_request *q) = {
+	[PC_ROUTE_CHECKPOINT] = get_checkpoint,
+	[PC_ROUTE_RECORDS] = get_records,
+	[PC_ROUTE_INCLUSION] = get_inclusion,
+	[PC_ROUTE_CONSISTENCY] = get_consistency,
+	[PC_ROUTE_PUBKEY] = get_pubkey,
+	[PC_ROUTE_METRICS] = get_metrics,
 };
 
 /*
@@ -444,21 +345,22 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
        const char *version, const char *upload_data, size_t *upload_data_size, void **req)
 {
 	struct pc_http *h = cls;
-	size_t i;
+	struct pc_http_request q;
 
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)req;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+	pc_http_request_init(&q, method, url);
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
+	pc_http_request_finish(&q, pc_ledger_published_size(h->ledger));
+	if (q.status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		return send_405(c);
 	if (has_body(c))
 		return send_text(c, MHD_HTTP_BAD_REQUEST, "a GET or HEAD request takes no body");
-	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		if (strcmp(url, routes[i].path) == 0)
-			return routes[i].fn(h, c);
-	}
-	return send_text(c, MHD_HTTP_NOT_FOUND, "not found");
+	if (q.status != MHD_HTTP_OK)
+		return send_text(c, q.status, "%s", q.reason);
+	return serve[q.route](h, c, &q);
 }
 
 /* ---- lifecycle ---- */
@@ -468,7 +370,7 @@ parse_port(const char *s, uint16_t *port)
 {
 	uint64_t v;
 
-	if (parse_u64(s, strlen(s), &v) != 0 || v > 65535)
+	if (pc_http_parse_u64(s, strlen(s), &v) != 0 || v > 65535)
 		return -1;
 	*port = (uint16_t)v;
 	return 0;

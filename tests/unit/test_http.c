@@ -661,21 +661,25 @@ test_idle_connections(void **state)
 	t0 = now();
 	for (i = 0; i < NIDLE; i++)
 		fds[i] = idle_conn("127.0.0.2", i % 2);
-	t = now();
 	expect_status(get("/v1/pubkey"), 200, fx->vkline);
 	r = get("/v1/records?from=0&count=1000");
 	check_records(r, 0, 1000);
-	assert_true(now() - t < 4.0);
+	/*
+	 * Served before the first idle connection could have timed out, so
+	 * not by a slot its timeout freed. No tighter bound: the machine may
+	 * be loaded, or this a sanitizer build.
+	 */
+	assert_true(now() - t0 < PC_HTTP_IDLE_TIMEOUT);
 
 	/* 100 clients with one idle connection each. */
+	t = now();
 	for (i = 0; i < NIDLE; i++) {
 		snprintf(src, sizeof(src), "127.0.1.%d", i + 1);
 		spread[i] = idle_conn(src, i % 2);
 	}
-	t = now();
 	expect_status(get("/v1/checkpoint"), 200, ORIGIN);
 	expect_status(get("/metrics"), 200, "podcap_test_calls");
-	assert_true(now() - t < 4.0);
+	assert_true(now() - t < PC_HTTP_IDLE_TIMEOUT);
 	for (i = 0; i < NIDLE; i++)
 		close(spread[i]);
 	for (i = 0; i < NIDLE; i++)

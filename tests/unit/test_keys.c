@@ -414,6 +414,10 @@ test_verifier_key_strings(void **state)
 		assert_int_equal(pc_verifier_key_parse(mangled, &vk2, &why), -1);
 		assert_int_equal(pc_verifier_key_parse(GO_VKEY + i + 1, &vk2, &why), -1);
 	}
+	/* A byte >= 0x80 for the '/': libsodium 1.0.18 alone would decode it as '/'. */
+	assert_int_equal(pc_verifier_key_parse("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq"
+					       "\xaf" "LDE4izWy10TW", &vk2, &why), -1);
+	assert_string_equal(why, "key data is not base64 of 33 bytes");
 	assert_int_equal(pc_verifier_key_parse(GO_VKEY "\n\n", &vk2, &why), -1);
 	assert_int_equal(pc_verifier_key_parse(GO_VKEY " ", &vk2, &why), -1);
 	assert_int_equal(pc_verifier_key_parse("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/"

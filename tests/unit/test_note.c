@@ -321,6 +321,7 @@ test_malformed_notes(void **state)
 		DASH "podcap/x AAAAAAAA!\n",                                /* not base64 */
 		DASH "podcap/x AAAAAAA\n",                                  /* unpadded */
 		DASH "podcap/x AAAAAAAA AAAAAAAA\n",
+		DASH "podcap/x AAAA\xc3\xa9" "AA\n",                      /* not ASCII, yet UTF-8 */
 		"\n",                                                       /* empty line */
 	};
 	static const char *const bad_bytes[] = { "\t", "\r", "\x7f", "\xff", "\xc3", "\xed\xa0\x80" };
@@ -440,6 +441,8 @@ test_checkpoint_rejections(void **state)
 		"o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n",   /* unpadded */
 		"o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB=\n",  /* stray low bits */
 		"o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-=\n",  /* URL alphabet */
+		/* UTF-8 in the root, which libsodium 1.0.18 alone decodes as "//" */
+		"o\n1\nAAAAAAAAAA\xd0\x9c" "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n",
 		"o\n1\n" R " \n",
 		"o\n1\n" R "\n\n",                        /* empty extension line */
 		"o\n1\n" R "\next\n\nmore\n",

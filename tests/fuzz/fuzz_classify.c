@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target for the frame classifier. Not part of the meson build
- * (it needs clang's fuzzer runtime). From the repository root:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
- *       src/core/classify.c tools/fuzz/fuzz_classify.c -o fuzz_classify
- *   ./fuzz_classify -max_len=256 -max_total_time=30 corpus/
+ * libFuzzer target for the frame classifier (include/podcap/classify.h):
+ * any bytes as a frame, in both directions. tools/fuzz classify SECONDS
+ * runs it; the unit suite replays tests/fuzz/classify/.
  *
  * Besides memory errors under the sanitizers, it aborts on results that
  * break the classify.h contract.

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Writes the seed corpora of the fuzz targets, tests/fuzz/TARGET/seed-*,
+from the test vectors and podcap's frame builders. Run from anywhere after
+a deliberate change of a format; inputs that once found a bug are kept in
+the same directories under other names and are never touched here.
+
+The pod-map target also reads tests/config/good and tests/config/bad."""
+import os
+import struct
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+import frames as fr  # noqa: E402
+
+VECTORS = os.path.join(ROOT, "tests", "vectors")
+OUT = os.path.join(ROOT, "tests", "fuzz")
+
+
+def write(target, name, data):
+    d = os.path.join(OUT, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(data)
+
+
+def vector_records():
+    """The 13 records of tests/vectors/ledger: 4-byte length, record, leaf hash."""
+    with open(os.path.join(VECTORS, "ledger", "records"), "rb") as f:
+        d = f.read()
+    recs, off = [], 0
+    while off < len(d):
+        n = int.from_bytes(d[off:off + 4], "big")
+        recs.append(d[off + 4:off + 4 + n])
+        off += 4 + n + 32
+    return recs
+
+
+def read(*path):
+    with open(os.path.join(*path), "rb") as f:
+        return f.read()
+
+
+def icmp6(src, dst, body):
+    return struct.pack("!IHBB16s16s", 6 << 28, len(body), 58, 255, fr.ipv6(src),
+                       fr.ipv6(dst)) + body
+
+
+def classify():
+    tcp = fr.ipv4_packet("10.1.0.5", "192.0.2.1", 60, proto=6)
+    v6 = fr.ipv6_packet("fd00:1::5", "2001:db8::1", 20)
+    ns = struct.pack("!BBHI16s", 135, 0, 0, 0, fr.ipv6("fd00:1::9"))
+    na = struct.pack("!BBHI16s", 136, 0, 0, 0, fr.ipv6("fd00:1::9"))
+    seeds = {
+        "ipv4": fr.eth(fr.ETH_IPV4, tcp),
+        "ipv6": fr.eth(fr.ETH_IPV6, v6),
+        "vlan-ipv4": fr.eth(fr.ETH_IPV4, tcp, vlans=[(0x8100, 10)]),
+        "qinq-ipv6": fr.eth(fr.ETH_IPV6, v6, vlans=[(0x88A8, 100), (0x8100, 10)]),
+        "four-tags": fr.eth(fr.ETH_IPV4, tcp, vlans=[(0x9100, 1), (0x88A8, 2), (0x8100, 3),
+                                                     (0x8100, 4)]),
+        "arp": fr.eth(fr.ETH_ARP, fr.arp(1, "10.1.0.5", "10.1.0.1")),
+        "nd-solicit": fr.eth(fr.ETH_IPV6, icmp6("::", "ff02::1:ff00:9", ns)),
+        "nd-advert": fr.eth(fr.ETH_IPV6, icmp6("fd00:1::9", "fd00:1::1", na)),
+        "lldp": fr.eth(0x88CC, bytes(46)),
+        "ipv4-options": fr.eth(fr.ETH_IPV4, struct.pack("!BBHHHBBH4s4s", 0x46, 0, 28, 0, 0, 64,
+                                                        17, 0, fr.ipv4("10.1.0.5"),
+                                                        fr.ipv4("10.9.9.9")) + bytes(8)),
+        "runt": fr.eth(fr.ETH_IPV4, b"\x45\x00"),
+    }
+    for name, data in seeds.items():
+        write("classify", name, data)
+
+
+def config():
+    # what tests/config does not show: anchors, flow style, CRLF, a BOM, IPv6
+    write("config", "anchors.yaml", read(VECTORS, "podmap.yaml").decode()
+          .replace("defaults:\n", "defaults: &d\n")
+          .replace("    mode: shape\n", "    mode: shape\n    <<: *d\n"))
+    write("config", "flow.yaml",
+          "{appliance: {id: a1}, uplinks: [{name: u, pod_port: 'net_pcap0,iface=lo', "
+          "fabric_port: 'net_pcap1,iface=lo'}], pods: [{id: p, uplink: u, "
+          "prefixes: ['10.0.0.0/8', '2001:db8::/32']}]}\n")
+    write("config", "crlf-bom.yaml", b"\xef\xbb\xbf" + read(VECTORS, "podmap.yaml")
+          .replace(b"\n", b"\r\n"))
+    write("config", "example-72gpu.yaml", read(ROOT, "config", "example-72gpu.yaml"))
+
+
+def record():
+    for i, r in enumerate(vector_records()):
+        write("record", "vector-%02d" % i, r)
+
+
+def note():
+    cp = read(VECTORS, "ledger", "checkpoint")
+    write("note", "checkpoint", cp)
+    write("note", "checkpoint-body", cp[:cp.index(b"\n\n") + 1])
+    write("note", "body-extension", cp[:cp.index(b"\n\n") + 1] + b"an extension\n")
+    write("note", "vector-pub", read(VECTORS, "vector.pub"))
+    write("note", "other-pub", read(VECTORS, "other.pub"))
+
+
+def chunks(parts):
+    return b"".join(struct.pack("!H", len(p)) + p for p in parts)
+
+
+def verify():
+    recs = vector_records()
+    cp = read(VECTORS, "ledger", "checkpoint")
+    # flags (fuzz_verify.c): 1 pod map, 2 trusted, 4 raw note, 8 stored leaves,
+    # 0x10 alter, 0x20 hold back, 0x40 consistency proof, 0x80 extension
+    for name, flags, tsel in [("plain", 0x00, 0), ("podmap", 0x01, 0),
+                              ("trusted-proof", 0x4B, 8), ("altered-stored", 0x19, 2),
+                              ("held-back", 0x21, 0), ("extension", 0x81, 0)]:
+        write("verify", name, bytes([flags, tsel]) + chunks(recs))
+    write("verify", "raw-note", bytes([0x05, 0]) + chunks([cp] + recs))
+    write("verify", "first-five", bytes([0x43, 3]) + chunks(recs[:5]))
+
+
+def http():
+    for name, pub, line in [
+        ("checkpoint", 13, "GET /v1/checkpoint"),
+        ("pubkey", 13, "HEAD /v1/pubkey"),
+        ("metrics", 13, "GET /metrics"),
+        ("records", 13, "GET /v1/records?from=0&count=13"),
+        ("records-escaped", 13, "GET /v1/records?fr%6fm=1&count=%31%32"),
+        ("inclusion", 13, "GET /v1/proof/inclusion?index=5&size=13"),
+        ("consistency", 13, "GET /v1/proof/consistency?old=8&new=13"),
+        ("twice", 13, "GET /v1/records?from=0&from=1&count=2"),
+        ("post", 13, "POST /v1/checkpoint"),
+    ]:
+        write("http", name, struct.pack("!H", pub) + line.encode())
+    write("http", "huge-tree", b"\x80" + struct.pack("!Q", 2 ** 64 - 1)
+          + b"GET /v1/records?from=18446744073709551614&count=1")
+
+
+for f in (classify, config, record, note, verify, http):
+    f()
