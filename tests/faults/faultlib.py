@@ -31,6 +31,33 @@ def enter(why):
                            "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
 
 
+def pod_map(d, name, memory="256MiB", extra_pods=0):
+    """The pod map of the fault tests: pod-a (10.0.0.0/24) capped at 20 Mbit/s
+    with 1-s windows, fed by traffic(d); extra_pods idle pods make every
+    record larger."""
+    text = f"""\
+window: 1s
+defaults:
+  cap: 20Mbps
+  burst: 50ms
+dpdk:
+  lcores: 0-1
+  memory: {memory}
+  file_prefix: {name}-{os.getpid()}
+uplinks:
+  - name: up0
+    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap=/dev/null,infinite_rx=1
+    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
+pods:
+  - id: pod-a
+    uplink: up0
+    prefixes: [10.0.0.0/24]
+"""
+    for i in range(1, extra_pods + 1):
+        text += f"  - id: pod-{i:02d}\n    uplink: up0\n    prefixes: [10.{i}.0.0/16]\n"
+    return text
+
+
 def traffic(d, pod_ip="10.0.0.1", frames=32, size=986):
     """A pod-side pcap that podcapd replays forever, and an empty fabric side."""
     write_pcap(f"{d}/in.pcap", [eth(ETH_IPV4, ipv4_packet(pod_ip, "10.0.0.200", size))] * frames)

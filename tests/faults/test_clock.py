@@ -34,24 +34,6 @@ CAP = 20_000_000
 # offset of the wall clock in seconds, and how long to hold it
 STEPS = [(0, 3), (600, 4), (0, 4), (120, 3)]
 
-MAP = """\
-window: 1s
-defaults:
-  cap: 20Mbps
-  burst: 50ms
-dpdk:
-  lcores: 0-1
-  memory: 256MiB
-  file_prefix: clock-{pid}
-uplinks:
-  - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap=/dev/null,infinite_rx=1
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
-pods:
-  - id: pod-a
-    uplink: up0
-    prefixes: [10.0.0.0/24]
-"""
 
 
 def set_offset(path, seconds):
@@ -70,7 +52,7 @@ def main():
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "podcap-shm", "/dev/shm"], check=True)
         faultlib.traffic(d)
         pd = Podcapd(PODCAPD, KEYGEN, d, "clock")
-        pd.write_config(pd.appliance_yaml() + MAP.format(d=d, pid=os.getpid()))
+        pd.write_config(pd.appliance_yaml() + faultlib.pod_map(d, "clock"))
         offset = f"{d}/faketime"
         set_offset(offset, 0)
         saved = dict(os.environ)

@@ -22,28 +22,6 @@ faultlib.enter("a private mount namespace with a tmpfs")
 PODCAPD, KEYGEN, VERIFY = sys.argv[1:4]
 CAP = 20_000_000
 
-MAP = """\
-window: 1s
-defaults:
-  cap: 20Mbps
-  burst: 50ms
-dpdk:
-  lcores: 0-1
-  memory: 512MiB
-  file_prefix: diskfull-{pid}
-uplinks:
-  - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap=/dev/null,infinite_rx=1
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
-pods:
-  - id: pod-a
-    uplink: up0
-    prefixes: [10.0.0.0/24]
-"""
-# more pods make every record larger than a page, so no append fits in the
-# space a file already has
-for i in range(1, 24):
-    MAP += f"  - id: pod-{i:02d}\n    uplink: up0\n    prefixes: [10.{i}.0.0/16]\n"
 
 
 def fill(path):
@@ -70,7 +48,10 @@ def main():
             faultlib.traffic(d)
             pd = Podcapd(PODCAPD, KEYGEN, d, "diskfull")
             pd.ledger = f"{disk}/ledger"
-            pd.write_config(pd.appliance_yaml() + MAP.replace("{d}", d).replace("{pid}", str(os.getpid())))
+            pd.write_config(pd.appliance_yaml() + faultlib.pod_map(
+                # more pods make every record larger than a page, so no append
+                # fits in the space a file already has
+                d, "diskfull", memory="512MiB", extra_pods=23))
             if not check(pd.start(), "podcapd starts with its ledger on a 2 MiB tmpfs"):
                 print(pd.log())
                 return 1

@@ -38,24 +38,6 @@ faultlib.enter("a pid namespace that takes every podcapd with it")
 PODCAPD, KEYGEN, VERIFY = sys.argv[1:4]
 KILLS = int(os.environ.get("PODCAP_KILLS", "20"))
 
-MAP = """\
-window: 1s
-defaults:
-  cap: 20Mbps
-  burst: 50ms
-dpdk:
-  lcores: 0-1
-  memory: 256MiB
-  file_prefix: kill-{pid}
-uplinks:
-  - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap=/dev/null,infinite_rx=1
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
-pods:
-  - id: pod-a
-    uplink: up0
-    prefixes: [10.0.0.0/24]
-"""
 
 
 def signer_of(pid):
@@ -86,7 +68,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="podcap-kill-") as d:
         faultlib.traffic(d)
         pd = Podcapd(PODCAPD, KEYGEN, d, "kill")
-        pd.write_config(pd.appliance_yaml() + MAP.format(d=d, pid=os.getpid()))
+        pd.write_config(pd.appliance_yaml() + faultlib.pod_map(d, "kill"))
         state = f"{d}/verifier.state"
         pulled = []           # every record any pull saw, by index
         for i, kind in enumerate(kinds):

@@ -32,24 +32,6 @@ faultlib.enter("a private mount namespace with an ext4 image on a loop device")
 PODCAPD, KEYGEN, VERIFY = sys.argv[1:4]
 CAP = 20_000_000
 
-MAP = """\
-window: 1s
-defaults:
-  cap: 20Mbps
-  burst: 50ms
-dpdk:
-  lcores: 0-1
-  memory: 256MiB
-  file_prefix: readonly-{pid}
-uplinks:
-  - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap=/dev/null,infinite_rx=1
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
-pods:
-  - id: pod-a
-    uplink: up0
-    prefixes: [10.0.0.0/24]
-"""
 
 
 def mount(image, disk):
@@ -80,7 +62,7 @@ def main():
             faultlib.traffic(d)
             pd = Podcapd(PODCAPD, KEYGEN, d, "readonly")
             pd.ledger = f"{disk}/ledger"
-            pd.write_config(pd.appliance_yaml() + MAP.format(d=d, pid=os.getpid()))
+            pd.write_config(pd.appliance_yaml() + faultlib.pod_map(d, "readonly"))
             if not check(pd.start(), "podcapd starts with its ledger on an ext4 image"):
                 print(pd.log())
                 return 1
