@@ -190,12 +190,12 @@ signer_check(void)
 	return true;
 }
 
-/* Sleeps until `deadline_ns` (realtime), a signal or the signer's end, in short slices. */
+/* Sleeps until `deadline_ns` on `now`'s clock, a signal or the signer's end, in short slices. */
 static void
-sleep_until(uint64_t deadline_ns)
+sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 {
 	while (!got_stop && !got_reload && !signer_check()) {
-		uint64_t now = pc_now_ns();
+		uint64_t now = now_ns();
 		if (now >= deadline_ns)
 			return;
 		uint64_t step = RTE_MIN(deadline_ns - now, 50 * 1000 * 1000ull);
@@ -301,21 +301,6 @@ clock_log(const struct wall_clock *c, int64_t step, uint64_t label_ns)
 	       "(labels %.3f s %s the wall clock), recorded in the ledger\n",
 	       step < 0 ? "back" : "forward", (double)(step < 0 ? -step : step) / 1e9, when,
 	       (double)(c->skew < 0 ? -c->skew : c->skew) / 1e9, c->skew < 0 ? "ahead of" : "behind");
-}
-
-/* Sleeps until monotonic `deadline_ns`, a signal or the signer's end, in short slices. */
-static void
-sleep_until_mono(uint64_t deadline_ns)
-{
-	while (!got_stop && !got_reload && !signer_check()) {
-		uint64_t now = mono_ns();
-		if (now >= deadline_ns)
-			return;
-		uint64_t step = RTE_MIN(deadline_ns - now, 50 * 1000 * 1000ull);
-		struct timespec ts = { .tv_sec = (time_t)(step / PC_NS_PER_SEC),
-				       .tv_nsec = (long)(step % PC_NS_PER_SEC) };
-		nanosleep(&ts, NULL);
-	}
 }
 
 /*
@@ -494,7 +479,7 @@ wait_for_uncovered(uint64_t covered_ns, uint64_t window_ns)
 	PC_LOG(NOTICE, "the ledger already accounts for time up to %.3f s from now: "
 	       "forwarding starts with the next window\n",
 	       (double)(covered_ns - pc_now_ns()) / 1e9);
-	sleep_until(covered_ns + (window_ns - covered_ns % window_ns) % window_ns);
+	sleep_until(covered_ns + (window_ns - covered_ns % window_ns) % window_ns, pc_now_ns);
 }
 
 static int
@@ -560,7 +545,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 
 	struct pc_table *pending = NULL;
 	while (!got_stop && !signer_gone) {
-		sleep_until_mono(clock_boundary(&clk, next, window_ns));
+		sleep_until(clock_boundary(&clk, next, window_ns), mono_ns);
 		bool due = mono_ns() >= clock_boundary(&clk, next, window_ns) || pc_control_passed();
 		/* a window that is due closes first: reloads in a row must not hold it open */
 		if (got_reload && !due) {
