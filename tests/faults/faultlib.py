@@ -18,8 +18,9 @@ from daemon import Checks, Podcapd, private_dpdk_runtime, window_totals  # noqa:
 from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402,F401
 
 
-def enter(why):
-    """Re-executes the test in private mount and pid namespaces (root only)."""
+def enter(why, net=False):
+    """Re-executes the test in private mount and pid namespaces (root only),
+    and a network namespace of its own with net=True."""
     if os.geteuid() != 0:
         print(f"SKIP: needs root ({why})")
         sys.exit(77)
@@ -27,19 +28,21 @@ def enter(why):
         private_dpdk_runtime()
         return
     env = dict(os.environ, PODCAP_IN_UNSHARE="1")
-    os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
-                           "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
+    os.execvpe("unshare", ["unshare"] + (["--net"] if net else []) +
+               ["--mount", "--propagation", "private", "--pid", "--fork",
+                "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
 
 
-def pod_map(d, name, memory="256MiB", extra_pods=0):
+def pod_map(d, name, memory="256MiB", extra_pods=0, cap="20Mbps", mode="shape"):
     """The pod map of the fault tests: pod-a (10.0.0.0/24) capped at 20 Mbit/s
     with 1-s windows, fed by traffic(d); extra_pods idle pods make every
     record larger."""
     text = f"""\
 window: 1s
 defaults:
-  cap: 20Mbps
+  cap: {cap}
   burst: 50ms
+  mode: {mode}
 dpdk:
   lcores: 0-1
   memory: {memory}
@@ -58,9 +61,9 @@ pods:
     return text
 
 
-def traffic(d, pod_ip="10.0.0.1", frames=32, size=986):
+def traffic(d, pod_ip="10.0.0.1", frames=32, size=986, to="10.0.0.200"):
     """A pod-side pcap that podcapd replays forever, and an empty fabric side."""
-    write_pcap(f"{d}/in.pcap", [eth(ETH_IPV4, ipv4_packet(pod_ip, "10.0.0.200", size))] * frames)
+    write_pcap(f"{d}/in.pcap", [eth(ETH_IPV4, ipv4_packet(pod_ip, to, size))] * frames)
     write_pcap(f"{d}/empty.pcap", [])
 
 

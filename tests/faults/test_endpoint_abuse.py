@@ -237,37 +237,14 @@ if len(sys.argv) > 1 and sys.argv[1] == "--abuse":
 
 # ---- the test ----
 
-from daemon import Checks, Podcapd, private_dpdk_runtime  # noqa: E402
-from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402
+sys.path.insert(0, HERE)
+import faultlib  # noqa: E402
+from faultlib import Checks, Podcapd  # noqa: E402
 
-if os.geteuid() != 0:
-    print("SKIP: needs root (a private network namespace)")
-    sys.exit(77)
-if os.environ.get("PODCAP_IN_UNSHARE") != "1":
-    env = dict(os.environ, PODCAP_IN_UNSHARE="1")
-    os.execvpe("unshare", ["unshare", "--net", "--mount", "--propagation", "private", "--pid", "--fork",
-                           "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
-private_dpdk_runtime()
+faultlib.enter("a private network namespace", net=True)
 
 PODCAPD, KEYGEN, VERIFY = sys.argv[1:4]
 
-MAP = """\
-window: 1s
-dpdk:
-  lcores: 0-1
-  memory: 512MiB
-  file_prefix: abuse-{pid}
-uplinks:
-  - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap=/dev/null,infinite_rx=1
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
-pods:
-  - id: pod-a
-    uplink: up0
-    prefixes: [10.0.0.0/24]
-    cap: 100Gbps
-    mode: police
-"""
 
 
 def frames_per_window(stdout, t_from, t_to):
@@ -331,10 +308,9 @@ def main():
     check = Checks()
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     with tempfile.TemporaryDirectory(prefix="podcap-abuse-") as d:
-        write_pcap(f"{d}/in.pcap", [eth(ETH_IPV4, ipv4_packet("10.0.0.1", "192.0.2.1", 500))] * 64)
-        write_pcap(f"{d}/empty.pcap", [])
+        faultlib.traffic(d, frames=64, size=500, to="192.0.2.1")
         pd = Podcapd(PODCAPD, KEYGEN, d, "abuse")
-        pd.write_config(pd.appliance_yaml() + MAP.format(d=d, pid=os.getpid()))
+        pd.write_config(pd.appliance_yaml() + faultlib.pod_map(d, "abuse", memory="512MiB", cap="100Gbps", mode="police"))
         if not check(pd.start(), "podcapd starts"):
             print(pd.log())
             return 1

@@ -25,36 +25,14 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from daemon import Checks, Podcapd, private_dpdk_runtime  # noqa: E402
-from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402
+sys.path.insert(0, HERE)
+import faultlib  # noqa: E402
+from faultlib import Checks, Podcapd  # noqa: E402
 
-if os.geteuid() != 0:
-    print("SKIP: needs root (reads another process's memory)")
-    sys.exit(77)
-if os.environ.get("PODCAP_IN_UNSHARE") != "1":
-    env = dict(os.environ, PODCAP_IN_UNSHARE="1")
-    os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
-                           "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
-private_dpdk_runtime()
+faultlib.enter("reads another process's memory")
 
 PODCAPD, KEYGEN = sys.argv[1:3]
 
-MAP = """\
-window: 1s
-dpdk:
-  lcores: 0-1
-  memory: 256MiB
-  file_prefix: keymem-{pid}
-uplinks:
-  - name: up0
-    pod_port: net_pcap0,rx_pcap={d}/in.pcap,tx_pcap=/dev/null,infinite_rx=1
-    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
-pods:
-  - id: pod-a
-    uplink: up0
-    prefixes: [10.0.0.0/24]
-    cap: 20Mbps
-"""
 
 
 def key_material(path):
@@ -143,14 +121,13 @@ def signer_of(pid):
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="podcap-keymem-") as d:
-        write_pcap(f"{d}/in.pcap", [eth(ETH_IPV4, ipv4_packet("10.0.0.1", "10.0.0.200", 500))] * 32)
-        write_pcap(f"{d}/empty.pcap", [])
+        faultlib.traffic(d, size=500)
         kg = subprocess.run([KEYGEN, "--out", f"{d}/appliance.key", "--name", "podcap/keymem"],
                             capture_output=True, text=True)
         check(kg.returncode == 0, "podcap-keygen makes a key")
         binary, text = key_material(f"{d}/appliance.key")
         pd = Podcapd(PODCAPD, KEYGEN, d, "keymem")
-        pd.write_config(pd.appliance_yaml() + MAP.format(d=d, pid=os.getpid()))
+        pd.write_config(pd.appliance_yaml() + faultlib.pod_map(d, "keymem"))
         if not check(pd.start(), "podcapd starts"):
             print(pd.log())
             return 1

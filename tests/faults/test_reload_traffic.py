@@ -33,19 +33,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from daemon import Checks, Podcapd, private_dpdk_runtime, window_totals  # noqa: E402
+sys.path.insert(0, HERE)
+import faultlib  # noqa: E402
+from faultlib import Checks, Podcapd, window_totals  # noqa: E402
 from frames import (ETH_ARP, ETH_IPV4, ETH_IPV6, arp, eth, ipv4_packet,  # noqa: E402
                     ipv6_packet, read_pcap, write_pcap)
 
-if os.geteuid() != 0:
-    print("SKIP: needs root (private mount and pid namespaces)")
-    sys.exit(77)
-if os.environ.get("PODCAP_IN_UNSHARE") != "1":
-    env = dict(os.environ, PODCAP_IN_UNSHARE="1")
-    # a pid namespace so that podcapd dies with the test whatever happens to it
-    os.execvpe("unshare", ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
-                           "--mount-proc", "--kill-child", sys.executable] + sys.argv, env)
-private_dpdk_runtime()
+faultlib.enter("private mount and pid namespaces")
 
 MODE, PODCAPD, KEYGEN, VERIFY = sys.argv[1:5]
 
