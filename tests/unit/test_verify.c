@@ -462,20 +462,20 @@ test_clean_log(void **state)
 	free_log(&lg);
 }
 
-/* The same log through a ledger directory, read as podcap-verify --ledger does. */
+/*
+ * Feeds v the ledger's checkpoint and its records from `first` on, as
+ * podcap-verify --ledger does; closes the ledger.
+ */
 static struct pc_verify *
-verify_dir(const char *dir, const struct pc_verifier_key *vk)
+feed_ledger(struct pc_verify *v, struct pc_ledger *l, uint64_t first)
 {
-	char err[512], note[PC_NOTE_MAX];
-	struct pc_ledger *l = pc_ledger_open_ro(dir, err, sizeof(err));
+	char note[PC_NOTE_MAX];
 	uint8_t *buf = malloc(PC_RECORD_MAX), leaf[PC_HASH_LEN];
 
-	assert_non_null(l);
 	long n = pc_ledger_checkpoint(l, note, sizeof(note));
 	assert_true(n > 0);
-	struct pc_verify *v = pc_verify_new(vk, NULL);
 	if (pc_verify_checkpoint(v, note, (size_t)n) == 0)
-		for (uint64_t i = 0; i < pc_verify_size(v) && i < pc_ledger_size(l); i++) {
+		for (uint64_t i = first; i < pc_verify_size(v) && i < pc_ledger_size(l); i++) {
 			long len = pc_ledger_record(l, i, buf, PC_RECORD_MAX);
 			assert_true(len > 0);
 			assert_int_equal(pc_ledger_leaf(l, i, leaf), 0);
@@ -485,6 +485,17 @@ verify_dir(const char *dir, const struct pc_verifier_key *vk)
 	pc_ledger_close(l);
 	free(buf);
 	return v;
+}
+
+/* The same log through a ledger directory, read as podcap-verify --ledger does. */
+static struct pc_verify *
+verify_dir(const char *dir, const struct pc_verifier_key *vk)
+{
+	char err[512];
+	struct pc_ledger *l = pc_ledger_open_ro(dir, err, sizeof(err));
+
+	assert_non_null(l);
+	return feed_ledger(pc_verify_new(vk, NULL), l, 0);
 }
 
 static void
@@ -1721,8 +1732,8 @@ test_resume_refuses(void **state)
 static struct pc_verify *
 verify_dir_resumed(const char *dir, const char *st, size_t stlen, int64_t skew)
 {
-	char err[512], note[PC_NOTE_MAX];
-	uint8_t *buf = malloc(PC_RECORD_MAX), leaf[PC_HASH_LEN];
+	char err[512];
+	uint8_t *buf = malloc(PC_RECORD_MAX);
 	struct pc_verify *v = pc_verify_new(&vk_a, NULL);
 
 	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 0);
@@ -1733,19 +1744,8 @@ verify_dir_resumed(const char *dir, const char *st, size_t stlen, int64_t skew)
 	assert_non_null(l);
 	/* what comes before is out of reach: it is not read again */
 	assert_int_equal(pc_ledger_record(l, first - 1, buf, PC_RECORD_MAX), -1);
-	long n = pc_ledger_checkpoint(l, note, sizeof(note));
-	assert_true(n > 0);
-	if (pc_verify_checkpoint(v, note, (size_t)n) == 0)
-		for (uint64_t i = first; i < pc_verify_size(v) && i < pc_ledger_size(l); i++) {
-			long len = pc_ledger_record(l, i, buf, PC_RECORD_MAX);
-			assert_true(len > 0);
-			assert_int_equal(pc_ledger_leaf(l, i, leaf), 0);
-			pc_verify_record(v, buf, (size_t)len, leaf);
-		}
-	pc_verify_finish(v);
-	pc_ledger_close(l);
 	free(buf);
-	return v;
+	return feed_ledger(v, l, first);
 }
 
 static void
