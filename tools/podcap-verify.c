@@ -36,6 +36,7 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
+#include "podcap/bytes.h"
 #include "podcap/base64.h"
 #include "podcap/config.h"
 #include "podcap/keys.h"
@@ -190,8 +191,7 @@ verify_url(struct pc_verify *v, const char *url_arg, const char *cp, size_t cp_l
 			for (size_t off = 0; off < b.len && got < count; got++) {
 				if (b.len - off < 4)
 					die_io("%s%s: malformed response", base, path);
-				uint32_t len = (uint32_t)b.p[off] << 24 | (uint32_t)b.p[off + 1] << 16 |
-				    (uint32_t)b.p[off + 2] << 8 | b.p[off + 3];
+				uint32_t len = pc_load_be32(b.p + off);
 				if (len > PC_RECORD_MAX || b.len - off - 4 < len)
 					die_io("%s%s: malformed response", base, path);
 				pc_verify_record(v, b.p + off + 4, len, NULL);

@@ -13,24 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PC_ID_LEN        64   /* ids and names: [A-Za-z0-9._-], 1..63 chars */
+#include "podcap/error.h"
+#include "podcap/hex.h"
+#include "podcap/id.h"
+
 #define PC_DEVARGS_LEN   256  /* DPDK device strings */
-#define PC_PATH_LEN      4096
 #define PC_MAX_UPLINKS   64
 #define PC_MAX_PODS      16384
 #define PC_MAX_PREFIXES  64   /* per pod */
 #define PC_DIGEST_LEN    32   /* BLAKE2b-256 */
-#define PC_ERR_MSG_LEN   512
 
 enum pc_mode {
 	PC_MODE_SHAPE = 0,   /* queue what exceeds the bucket, drop past queue_delay */
 	PC_MODE_POLICE = 1,  /* drop what exceeds the bucket at once */
-};
-
-/* 1-based position of a node in the pod map file; 0 when unknown. */
-struct pc_mark {
-	unsigned line;
-	unsigned col;
 };
 
 struct pc_prefix {
@@ -91,13 +86,6 @@ struct pc_config {
 	struct pc_pod *pods;           /* npods entries */
 };
 
-struct pc_error {
-	char file[PC_PATH_LEN];
-	struct pc_mark mark;           /* 0:0 when the error has no position */
-	char msg[PC_ERR_MSG_LEN];
-	char line_text[256];           /* the offending source line, "" if none */
-};
-
 /*
  * Loads and validates a pod map. Returns 0, or -1 with *err filled and *cfg
  * left zeroed (nothing to free). On success free with pc_config_free().
@@ -109,13 +97,6 @@ int pc_config_load_buffer(const char *name, const char *text, size_t len,
 void pc_config_free(struct pc_config *cfg);
 
 /*
- * Writes "file:line:col: message\n", then the offending line and a caret
- * under the column (as compilers do), to `f`.
- */
-#include <stdio.h>
-void pc_error_print(const struct pc_error *err, FILE *f);
-
-/*
  * The canonical form: a text that depends only on what is declared (not on
  * key order, comments, whitespace or unit spelling). Returns the length it
  * needs (excluding NUL); writes at most len bytes including the NUL.
@@ -124,8 +105,6 @@ void pc_error_print(const struct pc_error *err, FILE *f);
 size_t pc_config_canonical(const struct pc_config *cfg, char *buf, size_t len);
 /* BLAKE2b-256 of the canonical form. */
 void pc_config_digest(const struct pc_config *cfg, uint8_t digest[PC_DIGEST_LEN]);
-/* Lower-case hex of a digest into buf (at least 2*PC_DIGEST_LEN+1 bytes). */
-void pc_hex(const uint8_t *bytes, size_t n, char *buf);
 
 /* Index of the pod/uplink with that id, or -1. */
 int pc_config_find_pod(const struct pc_config *cfg, const char *id);

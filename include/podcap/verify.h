@@ -194,7 +194,4 @@ uint64_t pc_verify_nwindows(const struct pc_verify *v);   /* window records acce
 void pc_verify_print_text(const struct pc_verify *v, FILE *f);
 void pc_verify_print_json(const struct pc_verify *v, FILE *f);
 
-/* UTC ISO-8601, e.g. "2024-01-01T00:01:00Z" (fractional seconds only when non-zero). */
-void pc_verify_format_time(uint64_t ns, char *buf, size_t len);
-
 #endif /* PODCAP_VERIFY_H */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "podcap/bytes.h"
 #include "podcap/classify.h"
 
 #define ETH_HLEN		14
@@ -47,12 +48,6 @@
 #define ARP_HRD_ETHER		1
 #define ARP_SPA_OFF		14
 #define ARP_TPA_OFF		24
-
-static inline uint16_t
-load_be16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 static inline bool
 is_vlan_tpid(uint16_t type)
@@ -96,7 +91,7 @@ classify_ipv4(const uint8_t *l3, uint32_t rem, enum pc_dir dir,
 	if (hlen < IPV4_MIN_HLEN || hlen > rem)
 		return PC_CLASS_MALFORMED;
 	/* rem may exceed tot_len: short packets carry Ethernet padding. */
-	tot_len = load_be16(l3 + 2);
+	tot_len = pc_load_be16(l3 + 2);
 	if (tot_len < hlen || tot_len > rem)
 		return PC_CLASS_MALFORMED;
 
@@ -146,7 +141,7 @@ classify_ipv6(const uint8_t *l3, uint32_t rem, enum pc_dir dir,
 
 	if (rem < IPV6_HLEN || (l3[0] >> 4) != 6)
 		return PC_CLASS_MALFORMED;
-	plen = load_be16(l3 + IPV6_PLEN_OFF);
+	plen = pc_load_be16(l3 + IPV6_PLEN_OFF);
 	if (plen > rem - IPV6_HLEN)
 		return PC_CLASS_MALFORMED;
 
@@ -167,8 +162,8 @@ classify_arp(const uint8_t *l3, uint32_t rem, enum pc_dir dir,
 	if (rem < ARP_LEN)
 		return PC_CLASS_MALFORMED;
 	/* Only Ethernet/IPv4 ARP carries an address we can look up. */
-	if (load_be16(l3) != ARP_HRD_ETHER ||
-	    load_be16(l3 + 2) != ETHERTYPE_IPV4 || l3[4] != 6 || l3[5] != 4)
+	if (pc_load_be16(l3) != ARP_HRD_ETHER ||
+	    pc_load_be16(l3 + 2) != ETHERTYPE_IPV4 || l3[4] != 6 || l3[5] != 4)
 		return PC_CLASS_OTHER;
 
 	key_set_v4(key, l3 + (dir == PC_DIR_UP ? ARP_SPA_OFF : ARP_TPA_OFF));
@@ -189,13 +184,13 @@ pc_classify(const uint8_t *frame, uint32_t len, enum pc_dir dir,
 	if (len < ETH_HLEN)
 		goto malformed;
 
-	type = load_be16(frame + off);
+	type = pc_load_be16(frame + off);
 	while (is_vlan_tpid(type)) {
 		/* The tag's TCI plus the next type field must be present. */
 		if (++tags > VLAN_MAX_TAGS || len - off < VLAN_TAG_LEN + 2)
 			goto malformed;
 		off += VLAN_TAG_LEN;
-		type = load_be16(frame + off);
+		type = pc_load_be16(frame + off);
 	}
 	off += 2;
 	key->ethertype = type;

@@ -357,17 +357,6 @@ key_mark(const struct ctx *c, const yaml_node_t *map, const char *key)
 
 /* Scalar handlers */
 
-static bool
-valid_id(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= PC_ID_LEN)
-		return false;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		      "0123456789._-") == n;
-}
-
 static int
 handle_id(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
@@ -375,9 +364,9 @@ handle_id(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 	if (get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (!valid_id(s))
+	if (!pc_id_valid(s))
 		return fail_value(c, f->key, v,
-				  "use 1 to 63 characters of A-Z a-z 0-9 . _ -");
+				  "use " PC_ID_RULE);
 	snprintf(dst, f->size, "%s", s);
 	return 0;
 }
@@ -1683,31 +1672,6 @@ pc_config_free(struct pc_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-void
-pc_error_print(const struct pc_error *err, FILE *f)
-{
-	const char *s;
-	unsigned col;
-
-	if (err->mark.line == 0) {
-		fprintf(f, "%s: %s\n", err->file, err->msg);
-		return;
-	}
-	fprintf(f, "%s:%u:%u: %s\n", err->file, err->mark.line, err->mark.col,
-		err->msg);
-	if (err->line_text[0] == '\0')
-		return;
-	fprintf(f, "%s\n", err->line_text);
-	/* keep tabs so the caret lines up; columns count characters */
-	for (s = err->line_text, col = 1; *s != '\0' && col < err->mark.col; s++) {
-		if (((unsigned char)*s & 0xc0) == 0x80)
-			continue;
-		fputc(*s == '\t' ? '\t' : ' ', f);
-		col++;
-	}
-	fputs("^\n", f);
-}
-
 /* Canonical form */
 
 /* Where canonical lines go: a buffer, a hash, or both. */
@@ -1875,12 +1839,6 @@ pc_config_digest(const struct pc_config *cfg, uint8_t digest[PC_DIGEST_LEN])
 	/* nothing is hashed for a configuration the loader cannot produce */
 	(void)emit_canonical(&s, cfg);
 	crypto_generichash_final(&st, digest, PC_DIGEST_LEN);
-}
-
-void
-pc_hex(const uint8_t *bytes, size_t n, char *buf)
-{
-	sodium_bin2hex(buf, 2 * n + 1, bytes, n);
 }
 
 int

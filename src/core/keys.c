@@ -18,6 +18,8 @@
 #include <sodium.h>
 
 #include "podcap/base64.h"
+#include "podcap/bytes.h"
+#include "podcap/hex.h"
 #include "podcap/keys.h"
 
 #include "utf8.h"
@@ -83,7 +85,7 @@ pc_key_id(const char *name, const uint8_t pk[32])
 	crypto_hash_sha256_update(&st, sep, sizeof(sep));
 	crypto_hash_sha256_update(&st, pk, 32);
 	crypto_hash_sha256_final(&st, h);
-	id = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+	id = pc_load_be32(h);
 	return id;
 }
 
@@ -123,13 +125,12 @@ static int
 parse_id(const char *hex, uint32_t *id, const char **why)
 {
 	uint8_t b[4];
-	size_t n;
 
-	if (sodium_hex2bin(b, sizeof(b), hex, 8, NULL, &n, NULL) != 0 || n != 4) {
+	if (!pc_unhex(hex, 8, b, sizeof(b))) {
 		*why = "key id is not 8 hex digits";
 		return -1;
 	}
-	*id = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	*id = pc_load_be32(b);
 	return 0;
 }
 

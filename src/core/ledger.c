@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "podcap/bytes.h"
+#include "podcap/clock.h"
 #include "podcap/config.h"
 #include "podcap/ledger.h"
 #include "podcap/note.h"
@@ -342,8 +344,7 @@ scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 		}
 		if (pread_all(l->recfd, hdr, 4, off) < 0)
 			goto ioerr;
-		uint32_t len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
-		    (uint32_t)hdr[2] << 8 | hdr[3];
+		uint32_t len = pc_load_be32(hdr);
 		if (len == 0 || len > PC_RECORD_MAX) {
 			/*
 			 * An interrupted append leaves a prefix of the entry or
@@ -749,15 +750,6 @@ fail:
 
 /* ---- writing ---- */
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Takes back a partial append so the file ends at the last durable entry. */
 static void
 undo_append(struct pc_ledger *l, uint64_t end)
@@ -786,11 +778,8 @@ pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len)
 		errno = ENOSPC;
 		return -1;
 	}
-	uint64_t t0 = mono_ns();
-	hdr[0] = (uint8_t)(len >> 24);
-	hdr[1] = (uint8_t)(len >> 16);
-	hdr[2] = (uint8_t)(len >> 8);
-	hdr[3] = (uint8_t)len;
+	uint64_t t0 = pc_mono_ns();
+	pc_store_be32(hdr, (uint32_t)len);
 	leaf_of(rec, len, h);
 
 	uint8_t *entry = malloc(len + ENTRY_OVERHEAD);
@@ -801,21 +790,21 @@ pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len)
 	memcpy(entry + 4 + len, h, PC_HASH_LEN);
 	int rc = pwrite_all(l->recfd, entry, len + ENTRY_OVERHEAD, end);
 	free(entry);
-	uint64_t t1 = mono_ns();
+	uint64_t t1 = pc_mono_ns();
 	if (rc < 0 || fdatasync(l->recfd) < 0) {
 		int e = errno;
 		undo_append(l, end);
 		errno = e;
 		return -1;
 	}
-	uint64_t t2 = mono_ns();
+	uint64_t t2 = pc_mono_ns();
 	if (pwrite_all(l->hashfd, h, PC_HASH_LEN, i * PC_HASH_LEN) < 0)
 		goto undo;
-	uint64_t t3 = mono_ns();
+	uint64_t t3 = pc_mono_ns();
 	if (fdatasync(l->hashfd) < 0 || set_entry_end(l, i, end + len + ENTRY_OVERHEAD) < 0)
 		goto undo;
 	l->last_write_ns = (t1 - t0) + (t3 - t2);
-	l->last_sync_ns = (t2 - t1) + (mono_ns() - t3);
+	l->last_sync_ns = (t2 - t1) + (pc_mono_ns() - t3);
 	pc_merkle_range_append(&l->range, h);
 	pthread_mutex_lock(&l->sh->mu);
 	pc_merkle_range_root(&l->range, l->sh->root);

@@ -9,6 +9,7 @@
 
 #include <sodium.h>
 
+#include "podcap/bytes.h"
 #include "podcap/base64.h"
 #include "podcap/note.h"
 
@@ -181,10 +182,7 @@ pc_note_format(const char *body, size_t body_len, const char *key_name, uint32_t
 
 	if (body_len == 0 || body[body_len - 1] != '\n' || !sig_name_valid(key_name, nlen))
 		return 0;
-	raw[0] = (uint8_t)(key_id >> 24);
-	raw[1] = (uint8_t)(key_id >> 16);
-	raw[2] = (uint8_t)(key_id >> 8);
-	raw[3] = (uint8_t)key_id;
+	pc_store_be32(raw, key_id);
 	memcpy(raw + 4, sig, 64);
 	sodium_bin2base64(b64, sizeof(b64), raw, sizeof(raw), sodium_base64_VARIANT_ORIGINAL);
 	blen = strlen(b64);
@@ -256,8 +254,7 @@ parse_sig_line(const char *line, size_t len, struct sig_line *sl)
 	    pc_base64_decode(sl->sig, sizeof(sl->sig), b64, n, &sl->sig_len) != 0 ||
 	    sl->sig_len < 5)
 		return -1;
-	sl->id = (uint32_t)sl->sig[0] << 24 | (uint32_t)sl->sig[1] << 16 |
-		 (uint32_t)sl->sig[2] << 8 | sl->sig[3];
+	sl->id = pc_load_be32(sl->sig);
 	return 0;
 }
 

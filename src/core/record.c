@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "podcap/bytes.h"
+#include "podcap/id.h"
 #include "podcap/record.h"
 
 #define REC_VERSION 1
@@ -46,33 +48,6 @@ pc_record_type_name(uint8_t type)
 	}
 }
 
-/* The pod map's id rule: [A-Za-z0-9._-]{1,63}. */
-static bool
-id_char_ok(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-}
-
-static bool
-id_bytes_ok(const uint8_t *s, size_t n)
-{
-	if (n < 1 || n >= PC_ID_LEN)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!id_char_ok(s[i]))
-			return false;
-	return true;
-}
-
-static bool
-id_ok(const char *s)
-{
-	size_t n = strnlen(s, PC_ID_LEN);
-
-	return id_bytes_ok((const uint8_t *)s, n);
-}
-
 static bool
 pod_ctr_zero(const struct pc_pod_ctr *c)
 {
@@ -97,7 +72,7 @@ record_check(const struct pc_record *r, const char **why)
 		*why = "unknown record type";
 		return -1;
 	}
-	if (!id_ok(r->appliance_id)) {
+	if (!pc_id_valid(r->appliance_id)) {
 		*why = "appliance id is not [A-Za-z0-9._-]{1,63}";
 		return -1;
 	}
@@ -164,11 +139,11 @@ record_check(const struct pc_record *r, const char **why)
 	for (uint32_t i = 0; i < r->npods; i++) {
 		const struct pc_record_pod *p = &r->pods[i];
 
-		if (!id_ok(p->id)) {
+		if (!pc_id_valid(p->id)) {
 			*why = "pod id is not [A-Za-z0-9._-]{1,63}";
 			return -1;
 		}
-		if (!id_ok(p->uplink)) {
+		if (!pc_id_valid(p->uplink)) {
 			*why = "uplink name is not [A-Za-z0-9._-]{1,63}";
 			return -1;
 		}
@@ -184,7 +159,7 @@ record_check(const struct pc_record *r, const char **why)
 				}
 	}
 	for (uint32_t i = 0; i < r->nlinks; i++)
-		if (!id_ok(r->links[i].name)) {
+		if (!pc_id_valid(r->links[i].name)) {
 			*why = "link name is not [A-Za-z0-9._-]{1,63}";
 			return -1;
 		}
@@ -207,15 +182,15 @@ put_u8(struct wr *w, uint8_t v)
 static void
 put_u32(struct wr *w, uint32_t v)
 {
-	for (int i = 3; i >= 0; i--)
-		w->p[w->off++] = (uint8_t)(v >> (8 * i));
+	pc_store_be32(w->p + w->off, v);
+	w->off += 4;
 }
 
 static void
 put_u64(struct wr *w, uint64_t v)
 {
-	for (int i = 7; i >= 0; i--)
-		w->p[w->off++] = (uint8_t)(v >> (8 * i));
+	pc_store_be64(w->p + w->off, v);
+	w->off += 8;
 }
 
 static void
@@ -349,25 +324,19 @@ get_u8(struct rd *r)
 static uint32_t
 get_u32(struct rd *r)
 {
-	uint32_t v = 0;
-
 	if (!need(r, 4))
 		return 0;
-	for (int i = 0; i < 4; i++)
-		v = (v << 8) | r->p[r->off++];
-	return v;
+	r->off += 4;
+	return pc_load_be32(r->p + r->off - 4);
 }
 
 static uint64_t
 get_u64(struct rd *r)
 {
-	uint64_t v = 0;
-
 	if (!need(r, 8))
 		return 0;
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | r->p[r->off++];
-	return v;
+	r->off += 8;
+	return pc_load_be64(r->p + r->off - 8);
 }
 
 static void
@@ -388,7 +357,7 @@ get_str(struct rd *r, char out[PC_ID_LEN], const char *what)
 	out[0] = '\0';
 	if (!need(r, n))
 		return;
-	if (!id_bytes_ok(r->p + r->off, n)) {
+	if (!pc_id_valid_bytes(r->p + r->off, n)) {
 		r->why = what;
 		return;
 	}

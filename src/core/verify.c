@@ -15,6 +15,9 @@
 
 #include <sodium.h>
 
+#include "podcap/clock.h"
+#include "podcap/hex.h"
+#include "podcap/id.h"
 #include "podcap/note.h"
 #include "podcap/record.h"
 #include "podcap/verify.h"
@@ -171,27 +174,6 @@ pc_verify_check_name(enum pc_verify_check c)
 
 /* ---- small helpers ---- */
 
-void
-pc_verify_format_time(uint64_t ns, char *buf, size_t len)
-{
-	time_t secs = (time_t)(ns / NS);
-	uint64_t frac = ns % NS;
-	struct tm tm;
-	char base[40];
-
-	gmtime_r(&secs, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (frac == 0) {
-		snprintf(buf, len, "%sZ", base);
-		return;
-	}
-	char f[16];
-	snprintf(f, sizeof(f), "%09" PRIu64, frac);
-	for (int i = 8; i > 0 && f[i] == '0'; i--)
-		f[i] = '\0';
-	snprintf(buf, len, "%s.%sZ", base, f);
-}
-
 static void
 format_duration(uint64_t ns, char *buf, size_t len)
 {
@@ -218,12 +200,6 @@ format_u128(u128 v, char *buf, size_t len)
 		v /= 10;
 	} while (v != 0 && i > 0);
 	snprintf(buf, len, "%s", tmp + i);
-}
-
-static void
-hex(const uint8_t *b, size_t n, char *out, size_t outlen)
-{
-	sodium_bin2hex(out, outlen, b, n);
 }
 
 static i128
@@ -492,16 +468,6 @@ pc_verify_trusted_size(const struct pc_verify *v)
 	return v->have_trusted ? v->trusted.size : 0;
 }
 
-static bool
-appliance_ok(const char *id)
-{
-	size_t n = strlen(id);
-
-	if (n == 0 || n >= PC_ID_LEN)
-		return false;
-	return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
-}
-
 int
 pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 {
@@ -528,7 +494,7 @@ pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 		return -1;
 	}
 	if (strncmp(v->cp.origin, ORIGIN_PREFIX, strlen(ORIGIN_PREFIX)) != 0 ||
-	    !appliance_ok(v->cp.origin + strlen(ORIGIN_PREFIX))) {
+	    !pc_id_valid(v->cp.origin + strlen(ORIGIN_PREFIX))) {
 		fail(v, PC_VC_ORIGIN, -1, NULL, "origin '%s' is not podcap/<appliance id>",
 		     v->cp.origin);
 		return -1;
@@ -586,8 +552,8 @@ env_close(struct pc_verify *v, const struct podsum *ps, int d)
 		return;
 	u128 excess_scaled = (u128)(e->worst - (i128)8 * NS * e->burst_bytes);
 	u128 excess = (excess_scaled + 8 * NS - 1) / (8 * NS);
-	pc_verify_format_time(e->w_start_ns, from, sizeof(from));
-	pc_verify_format_time(e->w_end_ns, to, sizeof(to));
+	pc_utc_format(e->w_start_ns, from, sizeof(from));
+	pc_utc_format(e->w_end_ns, to, sizeof(to));
 	format_duration(e->w_end_ns - e->w_start_ns, dur, sizeof(dur));
 	format_u128(e->w_bytes, bytes, sizeof(bytes));
 	format_u128(excess, over, sizeof(over));
@@ -799,13 +765,13 @@ check_contiguous(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	}
 	if (r->window_start_ns == v->cursor_ns)
 		return true;
-	pc_verify_format_time(v->cursor_ns, t1, sizeof(t1));
+	pc_utc_format(v->cursor_ns, t1, sizeof(t1));
 	if (r->window_start_ns < v->cursor_ns) {
 		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "overlaps what was already logged up "
 		     "to %s: a window duplicated, reordered or going backwards", t1);
 		return false;
 	}
-	pc_verify_format_time(r->window_start_ns, t2, sizeof(t2));
+	pc_utc_format(r->window_start_ns, t2, sizeof(t2));
 	fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "the windows from %s to %s were not logged "
 	     "and no gap record or restart explains it", t1, t2);
 	return true;
@@ -840,7 +806,7 @@ on_start(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	if (!v->started) {
 		event(v, PC_VE_START, index, r);
 	} else if (r->window_start_ns < v->cursor_ns && !v->resync) {
-		pc_verify_format_time(v->cursor_ns, t1, sizeof(t1));
+		pc_utc_format(v->cursor_ns, t1, sizeof(t1));
 		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "restart goes back before %s, the end "
 		     "of what was already logged", t1);
 		return;
@@ -888,8 +854,8 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	    memcmp(r->podmap_digest, v->podmap_digest, PC_DIGEST_LEN) != 0) {
 		char a[2 * PC_DIGEST_LEN + 1], b[2 * PC_DIGEST_LEN + 1];
 
-		hex(r->podmap_digest, PC_DIGEST_LEN, a, sizeof(a));
-		hex(v->podmap_digest, PC_DIGEST_LEN, b, sizeof(b));
+		pc_hex(r->podmap_digest, PC_DIGEST_LEN, a);
+		pc_hex(v->podmap_digest, PC_DIGEST_LEN, b);
 		fail(v, PC_VC_PODMAP, (int64_t)index, r, "window ran under pod map %s, the pod map "
 		     "given has digest %s", a, b);
 		v->podmap_reported = true;
@@ -931,7 +897,7 @@ on_clock(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	bool resync = v->resync;
 	v->resync = false;
 	if (r->window_start_ns < v->cursor_ns) {
-		pc_verify_format_time(v->cursor_ns, t1, sizeof(t1));
+		pc_utc_format(v->cursor_ns, t1, sizeof(t1));
 		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "clock record takes the windows back "
 		     "before %s, the end of what was already logged", t1);
 		return;
@@ -1071,8 +1037,8 @@ check_root(struct pc_verify *v)
 		}
 		return;
 	}
-	hex(root, PC_HASH_LEN, a, sizeof(a));
-	hex(v->cp.root, PC_HASH_LEN, b, sizeof(b));
+	pc_hex(root, PC_HASH_LEN, a);
+	pc_hex(v->cp.root, PC_HASH_LEN, b);
 	if (v->resumed) {
 		fail(v, PC_VC_ROOT, -1, NULL, "records %" PRIu64 " to %" PRIu64 " on the trusted "
 		     "tree of %" PRIu64 " hash to root %s, the checkpoint signs %s: records were "
@@ -1199,7 +1165,7 @@ pc_verify_nwindows(const struct pc_verify *v)
 static void
 root_hex(const struct pc_verify *v, char out[2 * PC_HASH_LEN + 1])
 {
-	hex(v->cp.root, PC_HASH_LEN, out, 2 * PC_HASH_LEN + 1);
+	pc_hex(v->cp.root, PC_HASH_LEN, out);
 }
 
 static void
@@ -1222,7 +1188,7 @@ format_failure(const struct pc_verify_failure *f, char *buf, size_t len)
 		snprintf(buf, len, "%s: record %" PRId64 ": %s", pc_verify_check_name(f->check),
 			 f->record, f->msg);
 	} else {
-		pc_verify_format_time(f->window_start_ns, t, sizeof(t));
+		pc_utc_format(f->window_start_ns, t, sizeof(t));
 		snprintf(buf, len, "%s: record %" PRId64 " (%s, %s): %s",
 			 pc_verify_check_name(f->check), f->record, pc_record_type_name(f->type), t,
 			 f->msg);
@@ -1340,7 +1306,7 @@ print_pods_text(const struct pc_verify *v, FILE *f)
 			table_cell(&t, row, 4, "%s", b);
 			table_cell(&t, row, 5, "%" PRIu64, tt->peak_bytes);
 			if (tt->windows > 0) {
-				pc_verify_format_time(tt->peak_window_start_ns, c, sizeof(c));
+				pc_utc_format(tt->peak_window_start_ns, c, sizeof(c));
 				format_share(tt->peak_permille, s, sizeof(s));
 			} else {
 				snprintf(c, sizeof(c), "-");
@@ -1413,15 +1379,15 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 {
 	char d[2 * PC_DIGEST_LEN + 1], b[2 * 32 + 1], t[40], dur[32], w[32];
 
-	hex(e->podmap_digest, PC_DIGEST_LEN, d, sizeof(d));
-	hex(e->build_id, 32, b, sizeof(b));
+	pc_hex(e->podmap_digest, PC_DIGEST_LEN, d);
+	pc_hex(e->build_id, 32, b);
 	format_duration(e->window_len_ns, w, sizeof(w));
 	switch (e->kind) {
 	case PC_VE_START:
 		snprintf(buf, len, "window %s, pod map %s, build %s", w, d, b);
 		break;
 	case PC_VE_RESTART:
-		pc_verify_format_time(e->from_ns, t, sizeof(t));
+		pc_utc_format(e->from_ns, t, sizeof(t));
 		format_duration(e->window_start_ns - e->from_ns, dur, sizeof(dur));
 		snprintf(buf, len, "%s, down from %s for %s (%" PRIu64 " window%s), window %s, "
 			 "pod map %s, build %s", e->clean ? "after a stop" : "no stop before it",
@@ -1445,7 +1411,7 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 		format_duration(mag, step, sizeof(step));
 		format_duration(e->elapsed_ns, real, sizeof(real));
 		format_duration(e->window_start_ns - e->from_ns, labels, sizeof(labels));
-		pc_verify_format_time(e->from_ns, t, sizeof(t));
+		pc_utc_format(e->from_ns, t, sizeof(t));
 		snprintf(buf, len, "wall clock stepped %s by %s; window labels advance %s from %s "
 			 "while %s of real time passed", e->step_ns < 0 ? "back" : "forward", step,
 			 labels, t, real);
@@ -1465,7 +1431,7 @@ print_events_text(const struct pc_verify *v, FILE *f)
 	for (uint64_t i = 0; i < v->nevents && i < PC_VERIFY_MAX_KEPT; i++) {
 		const struct pc_verify_event *e = &v->events[i];
 
-		pc_verify_format_time(e->window_start_ns, t, sizeof(t));
+		pc_utc_format(e->window_start_ns, t, sizeof(t));
 		event_detail(e, detail, sizeof(detail));
 		fprintf(f, "  %s  record %" PRIu64 "  %s: %s\n", t, e->record, event_name(e->kind),
 			detail);
@@ -1552,7 +1518,7 @@ json_time(FILE *f, uint64_t ns)
 {
 	char t[40];
 
-	pc_verify_format_time(ns, t, sizeof(t));
+	pc_utc_format(ns, t, sizeof(t));
 	json_str(f, t);
 }
 
@@ -1561,7 +1527,7 @@ json_hex(FILE *f, const uint8_t *b, size_t n)
 {
 	char h[2 * 64 + 1];
 
-	hex(b, n, h, sizeof(h));
+	pc_hex(b, n, h);
 	json_str(f, h);
 }
 
@@ -1767,7 +1733,7 @@ put_hex(FILE *f, const uint8_t *b, size_t n)
 {
 	char h[2 * PC_HASH_LEN + 1];
 
-	hex(b, n, h, sizeof(h));
+	pc_hex(b, n, h);
 	fprintf(f, " %s", h);
 }
 
@@ -1975,10 +1941,8 @@ static bool
 get_hex(char **s, uint8_t *b, size_t n)
 {
 	const char *t = token(s);
-	size_t bin;
 
-	return t != NULL && strlen(t) == 2 * n &&
-	    sodium_hex2bin(b, n, t, 2 * n, NULL, &bin, NULL) == 0 && bin == n;
+	return t != NULL && pc_unhex(t, strlen(t), b, n);
 }
 
 static bool
@@ -2209,11 +2173,10 @@ pc_verify_resume(struct pc_verify *v, const char *state, size_t len, char *err, 
 	magic++;
 	/* the verifier's own file: a checksum finds damage the signature does not cover */
 	uint8_t sum[crypto_generichash_BYTES], want[crypto_generichash_BYTES];
-	size_t bin;
 	if (len < SUM_LINE_LEN || state[len - 1] != '\n' ||
 	    memcmp(state + len - SUM_LINE_LEN, SUM_TAG, strlen(SUM_TAG)) != 0 ||
-	    sodium_hex2bin(want, sizeof(want), state + len - SUM_LINE_LEN + strlen(SUM_TAG),
-			   2 * sizeof(want), NULL, &bin, NULL) != 0 || bin != sizeof(want)) {
+	    !pc_unhex(state + len - SUM_LINE_LEN + strlen(SUM_TAG), 2 * sizeof(want), want,
+		      sizeof(want))) {
 		snprintf(err, errlen, "the state has no checksum line at its end (truncated?)");
 		return -1;
 	}

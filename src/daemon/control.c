@@ -8,6 +8,7 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
+#include "podcap/clock.h"
 #include "podcap/units.h"
 
 #include "control.h"
@@ -18,14 +19,6 @@
 static struct pc_pod_ctr totals_pod[PC_MAX_PODS][PC_DIR_COUNT];
 static struct pc_link_ctr totals_link[PC_MAX_UPLINKS][PC_DIR_COUNT];
 static uint64_t last_bytes[PC_MAX_PODS][PC_DIR_COUNT];
-
-uint64_t
-pc_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * PC_NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 static void
 wait_for_workers(uint64_t epoch)
@@ -164,24 +157,15 @@ pc_control_close(uint64_t closed, uint64_t window_ns, struct pc_window *win)
 	return nt;
 }
 
-static void
-utc_iso(uint64_t ns, char *buf, size_t len)
-{
-	time_t s = (time_t)(ns / PC_NS_PER_SEC);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 void
 pc_control_print(const struct pc_window *win)
 {
 	const struct pc_config *cfg = &win->table->cfg;
-	char when[32];
+	char when[PC_UTC_LEN];
 	double secs = (double)win->len_ns * (double)win->count / 1e9;
 	uint64_t t0 = pc_mono_ns();
 
-	utc_iso(win->start_ns, when, sizeof(when));
+	pc_utc_format(win->start_ns, when, sizeof(when));
 	for (unsigned p = 0; p < cfg->npods; p++) {
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			const struct pc_pod_ctr *c = &win->pod[p][d];

@@ -24,8 +24,6 @@ struct pc_window {
 	struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];
 };
 
-/* Realtime clock in ns since the epoch. */
-uint64_t pc_now_ns(void);
 
 /*
  * The control thread's side of window boundaries (the only caller of all

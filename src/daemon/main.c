@@ -24,6 +24,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "podcap/clock.h"
 #include "podcap/config.h"
 #include "podcap/units.h"
 
@@ -229,18 +230,10 @@ struct wall_clock {
 	int64_t skew;       /* wall - label timeline at the last comparison */
 };
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * PC_NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static void
 clock_init(struct wall_clock *c)
 {
-	uint64_t m = mono_ns();
+	uint64_t m = pc_mono_ns();
 	c->base = (int64_t)(pc_now_ns() - m);
 	c->shift = 0;
 	c->skew = 0;
@@ -291,12 +284,9 @@ clock_check(struct wall_clock *c, uint64_t seq, uint64_t m, uint64_t window_ns)
 static void
 clock_log(const struct wall_clock *c, int64_t step, uint64_t label_ns)
 {
-	char when[32];
-	time_t secs = (time_t)(label_ns / PC_NS_PER_SEC);
-	struct tm tm;
+	char when[PC_UTC_LEN];
 
-	gmtime_r(&secs, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	pc_utc_format(label_ns, when, sizeof(when));
 	PC_LOG(WARNING, "the wall clock stepped %s by %.3f s: windows go on from %s "
 	       "(labels %.3f s %s the wall clock), recorded in the ledger\n",
 	       step < 0 ? "back" : "forward", (double)(step < 0 ? -step : step) / 1e9, when,
@@ -350,9 +340,9 @@ tsc_at(uint64_t m)
 	uint64_t tsc = 0, mono = 0, span = UINT64_MAX;
 
 	for (int i = 0; i < 4; i++) {
-		uint64_t m0 = mono_ns();
+		uint64_t m0 = pc_mono_ns();
 		uint64_t t = rte_rdtsc_precise();
-		uint64_t m1 = mono_ns();
+		uint64_t m1 = pc_mono_ns();
 		if (m1 - m0 < span) {
 			span = m1 - m0;
 			tsc = t;
@@ -385,7 +375,7 @@ close_window(struct wall_clock *clk, uint64_t *epoch, uint64_t *next, struct pc_
 	static struct pc_window win;
 	struct pc_table *old = pc_dp.table;
 	uint64_t closed_label = clock_label(clk, *epoch, window_ns);
-	uint64_t m = mono_ns();
+	uint64_t m = pc_mono_ns();
 
 	struct pc_table *nt = pc_control_close(*epoch, window_ns, &win);
 	win.start_ns = closed_label;
@@ -406,7 +396,7 @@ close_window(struct wall_clock *clk, uint64_t *epoch, uint64_t *next, struct pc_
 		*pending = NULL;
 	}
 	*epoch = *next;
-	*next = RTE_MAX(*epoch, clock_sequence(clk, mono_ns(), window_ns)) + 1;
+	*next = RTE_MAX(*epoch, clock_sequence(clk, pc_mono_ns(), window_ns)) + 1;
 	arm_boundary(clk, *next, window_ns, *pending);
 }
 
@@ -521,7 +511,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	}
 	struct wall_clock clk;
 	clock_init(&clk);
-	uint64_t epoch = clock_sequence(&clk, mono_ns(), window_ns);
+	uint64_t epoch = clock_sequence(&clk, pc_mono_ns(), window_ns);
 	uint64_t next = epoch + 1;
 	pc_recorder_start_record(t, epoch, window_ns, covered_ns);
 	pc_dp.table = t;
@@ -545,8 +535,8 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 
 	struct pc_table *pending = NULL;
 	while (!got_stop && !signer_gone) {
-		sleep_until(clock_boundary(&clk, next, window_ns), mono_ns);
-		bool due = mono_ns() >= clock_boundary(&clk, next, window_ns) || pc_control_passed();
+		sleep_until(clock_boundary(&clk, next, window_ns), pc_mono_ns);
+		bool due = pc_mono_ns() >= clock_boundary(&clk, next, window_ns) || pc_control_passed();
 		/* a window that is due closes first: reloads in a row must not hold it open */
 		if (got_reload && !due) {
 			/* a table already pending is replaced, unless a worker has just taken it */
@@ -575,7 +565,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 		close_window(&clk, &epoch, &next, &pending, window_ns);
 	}
 	/* the last window is closed now, not at its end: its record says how far it got */
-	uint64_t end = RTE_MAX(epoch, clock_sequence(&clk, mono_ns(), window_ns)) + 1;
+	uint64_t end = RTE_MAX(epoch, clock_sequence(&clk, pc_mono_ns(), window_ns)) + 1;
 	pc_control_arm(end, 0, NULL);
 	pc_control_switch_stopped();
 	static struct pc_window win;

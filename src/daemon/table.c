@@ -9,6 +9,8 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "podcap/bytes.h"
+
 #include "log.h"
 #include "table.h"
 
@@ -73,8 +75,7 @@ add_prefixes(struct pc_table *t)
 			const struct pc_prefix *px = &cfg->pods[p].prefixes[i];
 			int rc;
 			if (px->family == 4) {
-				uint32_t a = (uint32_t)px->addr[0] << 24 | (uint32_t)px->addr[1] << 16 |
-					     (uint32_t)px->addr[2] << 8 | px->addr[3];
+				uint32_t a = pc_load_be32(px->addr);
 				rc = rte_lpm_add(t->lpm4, a, px->len, p);
 			} else {
 				rc = rte_lpm6_add(t->lpm6, px->addr, px->len, p);

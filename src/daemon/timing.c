@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <time.h>
 
+#include "podcap/clock.h"
 #include "podcap/units.h"
 
 #include "timing.h"
@@ -18,15 +19,6 @@ static const char *const names[PC_STAGE_COUNT] = {
 	[PC_STAGE_PUBLISH] = "publish",
 	[PC_STAGE_TOTAL] = "total",
 };
-
-uint64_t
-pc_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * PC_NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 /* Single writer per stage: relaxed stores suffice for readers that only show the figures. */
 void

@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "podcap/clock.h"
+
 enum pc_stage {
 	PC_STAGE_COLLECT = 0,  /* switch the workers' banks, sum the closed one */
 	PC_STAGE_PRINT,        /* the per-window lines on stdout */
@@ -32,8 +34,6 @@ struct pc_stage_stats {
 	uint64_t sum_ns;
 };
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t pc_mono_ns(void);
 /* Adds one duration of a stage; each stage has a single writer thread. */
 void pc_stage_add(enum pc_stage s, uint64_t ns);
 /* Convenience: adds pc_mono_ns() - since and returns pc_mono_ns(). */

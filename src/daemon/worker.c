@@ -16,6 +16,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "podcap/bytes.h"
 #include "podcap/bucket.h"
 #include "podcap/classify.h"
 #include "podcap/counters.h"
@@ -140,8 +141,7 @@ classify(const struct pc_table *t, unsigned u, enum pc_dir d, struct rte_mbuf *m
 
 	switch (pc_classify(rte_pktmbuf_mtod(m, const uint8_t *), len, d, &key)) {
 	case PC_CLASS_IPV4: {
-		uint32_t a = (uint32_t)key.addr[0] << 24 | (uint32_t)key.addr[1] << 16 |
-			     (uint32_t)key.addr[2] << 8 | key.addr[3];
+		uint32_t a = pc_load_be32(key.addr);
 		if (rte_lpm_lookup(t->lpm4, a, &pod) != 0)
 			goto unmapped;
 		break;

@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 #include <sodium.h>
 
+#include "podcap/bytes.h"
 #include "podcap/http.h"
 #include "podcap/http_request.h"
 #include "podcap/ledger.h"
@@ -208,10 +209,7 @@ load_record(struct rec_stream *s)
 		s->buf = nb;
 		s->cap = 4 + (size_t)PC_RECORD_MAX;
 	}
-	s->buf[0] = (uint8_t)((uint64_t)n >> 24);
-	s->buf[1] = (uint8_t)((uint64_t)n >> 16);
-	s->buf[2] = (uint8_t)((uint64_t)n >> 8);
-	s->buf[3] = (uint8_t)n;
+	pc_store_be32(s->buf, (uint32_t)n);
 	s->have = 4 + (size_t)n;
 	s->off = 0;
 	s->next++;
