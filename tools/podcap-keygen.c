@@ -47,19 +47,18 @@ self_test(const struct pc_signer_key *k)
 	static const char body[] = "podcap-keygen self-test\n";
 	struct pc_verifier_key vk;
 	char note[PC_NOTE_MAX];
-	const char *why;
 	uint8_t sig[64];
 	size_t len, blen;
 
 	pc_signer_key_public(k, &vk);
 	pc_note_sign_body(k, body, sizeof(body) - 1, sig);
 	len = pc_note_format(body, sizeof(body) - 1, k->name, k->id, sig, note, sizeof(note));
-	if (len == 0 || pc_note_verify(note, len, &vk, &blen, &why) != 0 ||
+	if (len == 0 || pc_note_verify(note, len, &vk, &blen, NULL) != 0 ||
 	    blen != sizeof(body) - 1)
 		return -1;
 	/* And a changed body must not verify. */
 	note[0] ^= 0x01;
-	if (pc_note_verify(note, len, &vk, &blen, &why) == 0)
+	if (pc_note_verify(note, len, &vk, &blen, NULL) == 0)
 		return -1;
 	return 0;
 }
@@ -86,7 +85,8 @@ main(int argc, char **argv)
 	};
 	struct pc_verifier_key vk;
 	struct pc_signer_key *k;
-	char namebuf[PC_KEY_NAME_LEN + 64], line[512], err[512];
+	char namebuf[PC_KEY_NAME_LEN + 64], line[512];
+	struct pc_error err;
 	const char *out = NULL, *name = NULL;
 	int c;
 
@@ -133,8 +133,8 @@ main(int argc, char **argv)
 		pc_signer_key_free(k);
 		return EXIT_FAILURE;
 	}
-	if (pc_signer_key_save(k, out, err, sizeof(err)) != 0) {
-		fprintf(stderr, "podcap-keygen: %s\n", err);
+	if (pc_signer_key_save(k, out, &err) != 0) {
+		fprintf(stderr, "podcap-keygen: %s\n", err.msg);
 		pc_signer_key_free(k);
 		return EXIT_FAILURE;
 	}

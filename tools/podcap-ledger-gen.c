@@ -266,9 +266,11 @@ sign_checkpoint(struct gen *g)
 {
 	char note[PC_NOTE_MAX];
 	size_t n = sign_note(g, note, sizeof(note));
+	struct pc_error err;
 
-	if (n == 0 || pc_ledger_publish(g->l, note, n) < 0) {
-		fprintf(stderr, "podcap-ledger-gen: cannot publish the checkpoint\n");
+	if (n == 0 || pc_ledger_publish(g->l, note, n, &err) < 0) {
+		fprintf(stderr, "podcap-ledger-gen: cannot publish the checkpoint: %s\n",
+			n == 0 ? "note too long" : err.msg);
 		return -1;
 	}
 	return 0;
@@ -369,7 +371,7 @@ main(int argc, char **argv)
 	struct gen g = { .limit = UINT64_MAX };
 	char *end;
 	struct pc_config cfg, cfg2;
-	char err[512];
+	struct pc_error err;
 	struct stat st;
 	int c, rc = 1;
 
@@ -430,9 +432,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "podcap-ledger-gen: %s exists: give a new directory\n", out);
 		return 2;
 	}
-	struct pc_signer_key *k = pc_signer_key_load(key_path, err, sizeof(err));
+	struct pc_signer_key *k = pc_signer_key_load(key_path, &err);
 	if (k == NULL) {
-		fprintf(stderr, "podcap-ledger-gen: %s\n", err);
+		fprintf(stderr, "podcap-ledger-gen: %s\n", err.msg);
 		return 2;
 	}
 	if (load_map(map_path, &cfg) < 0) {
@@ -451,9 +453,9 @@ main(int argc, char **argv)
 	crypto_generichash(g.build_id, sizeof(g.build_id), (const uint8_t *)"podcap-ledger-gen",
 			   17, NULL, 0);
 	g.buf = malloc(PC_RECORD_MAX);
-	g.l = pc_ledger_open(out, g.origin, err, sizeof(err));
+	g.l = pc_ledger_open(out, g.origin, &err);
 	if (g.buf == NULL || g.l == NULL) {
-		fprintf(stderr, "podcap-ledger-gen: %s\n", g.l == NULL ? err : "out of memory");
+		fprintf(stderr, "podcap-ledger-gen: %s\n", g.l == NULL ? err.msg : "out of memory");
 		goto out_all;
 	}
 	if (write_log(&g, &cfg, &cfg2) == 0 && sign_checkpoint(&g) == 0)

@@ -233,13 +233,14 @@ verify_url(struct pc_verify *v, const char *url_arg, const char *cp, size_t cp_l
 static void
 verify_ledger(struct pc_verify *v, const char *dir, const char *cp, size_t cp_len)
 {
-	char err[512], note[PC_NOTE_MAX + 1];
+	struct pc_error err;
+	char note[PC_NOTE_MAX + 1];
 	/* resumed: seek past the records verified before rather than walk them */
 	struct pc_ledger *l = pc_ledger_open_ro_from(dir, pc_verify_resume_at(v),
-						     pc_verify_resume_bytes(v), err, sizeof(err));
+						     pc_verify_resume_bytes(v), &err);
 
 	if (l == NULL)
-		die_io("%s", err);
+		die_io("%s", err.msg);
 	if (cp == NULL) {
 		long n = pc_ledger_checkpoint(l, note, sizeof(note));
 		if (n <= 0)
@@ -385,16 +386,15 @@ main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct pc_verifier_key key;
 	struct pc_config cfg;
-	struct pc_error perr;
-	char err[512];
+	struct pc_error err;
 
 	parse_args(argc, argv, &o);
 	if (sodium_init() < 0)
 		die_io("cannot initialise libsodium");
-	if (pc_verifier_key_load(o.key, &key, err, sizeof(err)) < 0)
-		die_io("%s", err);
-	if (o.pod_map != NULL && pc_config_load(o.pod_map, &cfg, &perr) < 0) {
-		pc_error_print(&perr, stderr);
+	if (pc_verifier_key_load(o.key, &key, &err) < 0)
+		die_io("%s", err.msg);
+	if (o.pod_map != NULL && pc_config_load(o.pod_map, &cfg, &err) < 0) {
+		pc_error_print(&err, stderr);
 		return 2;
 	}
 	struct pc_verify *v = pc_verify_new(&key, o.pod_map ? &cfg : NULL);
@@ -404,9 +404,9 @@ main(int argc, char **argv)
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);
 
-		if (state != NULL && pc_verify_resume(v, state, state_len, err, sizeof(err)) < 0)
+		if (state != NULL && pc_verify_resume(v, state, state_len, &err) < 0)
 			die_io("%s: refused, the state is not a valid one: %s (remove it to verify "
-			       "the whole log again)", o.state, err);
+			       "the whole log again)", o.state, err.msg);
 		free(state);
 	}
 	char *cp = NULL;

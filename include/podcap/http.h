@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "podcap/error.h"
+
 struct pc_ledger;
 
 struct pc_http_ops {
@@ -44,7 +46,7 @@ struct pc_http_ops {
  * metrics may be NULL (then /metrics is 404). The ledger must outlive the server.
  */
 struct pc_http *pc_http_start(const char *listen, const struct pc_http_ops *ops,
-			      char *err, size_t errlen);
+			      struct pc_error *err);
 /* The bound port. */
 uint16_t pc_http_port(const struct pc_http *h);
 /* Stops the server, waits for its threads and closes every connection. */

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "podcap/error.h"
+
 #define PC_KEY_NAME_LEN 128
 
 struct pc_verifier_key {
@@ -33,11 +35,11 @@ struct pc_signer_key {
 
 uint32_t pc_key_id(const char *name, const uint8_t pk[32]);
 
-/* Parse a verifier-key string (trailing newline allowed). 0, or -1 with *why. */
-int pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, const char **why);
+/* Parse a verifier-key string (trailing newline allowed). 0, or -1 with err. */
+int pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, struct pc_error *err);
 /* Format into buf (no newline); returns 0 or -1 if too small. */
 int pc_verifier_key_format(const struct pc_verifier_key *vk, char *buf, size_t len);
-int pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, char *err, size_t errlen);
+int pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, struct pc_error *err);
 
 /*
  * Load a secret key file: refuses one that is not a regular file (symbolic
@@ -45,11 +47,11 @@ int pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, char *err
  * can read or write, that someone other than this user or root owns, or that
  * does not parse, with a message in err. Returns a sodium_malloc'd key or NULL.
  */
-struct pc_signer_key *pc_signer_key_load(const char *path, char *err, size_t errlen);
+struct pc_signer_key *pc_signer_key_load(const char *path, struct pc_error *err);
 /* New random key named `name`. */
 struct pc_signer_key *pc_signer_key_generate(const char *name);
 /* Writes FILE (0600, O_EXCL: never overwrites) and FILE.pub. 0 or -1 with err. */
-int pc_signer_key_save(const struct pc_signer_key *k, const char *path, char *err, size_t errlen);
+int pc_signer_key_save(const struct pc_signer_key *k, const char *path, struct pc_error *err);
 void pc_signer_key_public(const struct pc_signer_key *k, struct pc_verifier_key *vk);
 void pc_signer_key_free(struct pc_signer_key *k);
 

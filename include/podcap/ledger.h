@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "podcap/error.h"
+
 #include "podcap/merkle.h"
 
 struct pc_ledger;
@@ -25,13 +27,13 @@ struct pc_ledger;
  * keeping every complete record; a ledger of another origin is refused.
  * Returns NULL with a message in err.
  */
-struct pc_ledger *pc_ledger_open(const char *dir, const char *origin, char *err, size_t errlen);
+struct pc_ledger *pc_ledger_open(const char *dir, const char *origin, struct pc_error *err);
 /*
  * Read-only open (verifier side, no recovery, no locking). It does not hash
  * the records: its root (pc_ledger_root) is over the leaf hashes stored with
  * them, which only a reader that hashes the bytes itself may rely on.
  */
-struct pc_ledger *pc_ledger_open_ro(const char *dir, char *err, size_t errlen);
+struct pc_ledger *pc_ledger_open_ro(const char *dir, struct pc_error *err);
 /*
  * The same, for a reader that already has records 0 ... first-1, whose
  * lengths add up to bytes_before: it seeks past them instead of walking
@@ -40,7 +42,7 @@ struct pc_ledger *pc_ledger_open_ro(const char *dir, char *err, size_t errlen);
  * is not either: a reader that hashes the bytes finds out.
  */
 struct pc_ledger *pc_ledger_open_ro_from(const char *dir, uint64_t first, uint64_t bytes_before,
-					 char *err, size_t errlen);
+					 struct pc_error *err);
 void pc_ledger_close(struct pc_ledger *l);
 
 /* Appends a record and makes it durable (fsync) before returning. 0 or -1. */
@@ -55,8 +57,12 @@ uint64_t pc_ledger_size(const struct pc_ledger *l);
 void pc_ledger_root(const struct pc_ledger *l, uint8_t root[PC_HASH_LEN]);
 const char *pc_ledger_origin(const struct pc_ledger *l);
 
-/* Stores a signed checkpoint note atomically (tmp file, fsync, rename, fsync dir). */
-int pc_ledger_publish(struct pc_ledger *l, const char *note, size_t len);
+/*
+ * Stores a signed checkpoint note atomically (tmp file, fsync, rename, fsync
+ * dir), after checking that it is of this log and covers exactly its durable
+ * records; -1 with err otherwise.
+ */
+int pc_ledger_publish(struct pc_ledger *l, const char *note, size_t len, struct pc_error *err);
 /* Copies the latest published note into buf; returns its length, 0 if none, -1 on error. */
 long pc_ledger_checkpoint(struct pc_ledger *l, char *buf, size_t len);
 /* Size of the tree covered by the latest published checkpoint. */

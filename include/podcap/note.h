@@ -33,7 +33,7 @@ struct pc_checkpoint {
  * lines that are empty or not newline-terminated).
  */
 size_t pc_checkpoint_body(const struct pc_checkpoint *cp, char *buf, size_t len);
-int pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp, const char **why);
+int pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp, struct pc_error *err);
 
 /*
  * The signed note for `body` (which must end in a newline) with one signature
@@ -48,11 +48,11 @@ void pc_note_sign_body(const struct pc_signer_key *k, const char *body, size_t b
 
 /*
  * Verifies a signed note against vk: 0 when a signature line with vk's name
- * and id verifies; else -1 with *why ("no signature by key X", "bad
+ * and id verifies; else -1 with err ("no signature by key X", "bad
  * signature", "malformed note"; valid until the thread's next call). On
  * success *body_len is the body's length (the body is note[0..body_len)).
  */
 int pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
-		   size_t *body_len, const char **why);
+		   size_t *body_len, struct pc_error *err);
 
 #endif /* PODCAP_NOTE_H */

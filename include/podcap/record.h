@@ -63,11 +63,11 @@ struct pc_record {
 
 /*
  * Encodes into buf; returns the encoded length, or 0 if buf is too small.
- * Decoding checks every length and enum exactly; returns 0 or -1 with *why.
+ * Decoding checks every length and enum exactly; returns 0 or -1 with err.
  * Decoded pods/links are malloc'd; free with pc_record_free().
  */
 size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
-int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, const char **why);
+int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, struct pc_error *err);
 void pc_record_free(struct pc_record *r);
 const char *pc_record_type_name(uint8_t type); /* "start", "window", ... */
 

@@ -11,7 +11,7 @@
  * docs/log-format.md, "Verifying".
  *
  *	v = pc_verify_new(&key, podmap_or_NULL);
- *	pc_verify_resume(v, state, state_len, err, sizeof(err));     (optional)
+ *	pc_verify_resume(v, state, state_len, &err);     (optional)
  *	if (pc_verify_checkpoint(v, note, len) == 0)
  *		for (i = pc_verify_resume_at(v); i < pc_verify_size(v); i++)
  *			pc_verify_record(v, rec_i, len_i, stored_leaf_i_or_NULL);
@@ -110,7 +110,7 @@ void pc_verify_free(struct pc_verify *v);
  * verify with the key; -1 with a message in err if it does not (that is the
  * caller's own state gone bad, not a finding about the log).
  */
-int pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, char *err, size_t errlen);
+int pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, struct pc_error *err);
 /*
  * The state a verifier saved after its last successful run (the --state
  * file, docs/log-format.md, "The verifier's state"): the trusted checkpoint
@@ -124,7 +124,7 @@ int pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, char *e
  * pc_verify_trusted and every record must be fed. Returns -1 with a
  * message in err when the state is damaged or does not verify; then free v.
  */
-int pc_verify_resume(struct pc_verify *v, const char *state, size_t len, char *err, size_t errlen);
+int pc_verify_resume(struct pc_verify *v, const char *state, size_t len, struct pc_error *err);
 /* The first record to feed after pc_verify_resume returned 0; 0 otherwise. */
 uint64_t pc_verify_resume_at(const struct pc_verify *v);
 /* The lengths of the records before it added up (pc_ledger_open_ro_from). */

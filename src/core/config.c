@@ -464,12 +464,13 @@ static int
 handle_window(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	uint64_t *ns = dst;
-	const char *s, *why;
+	const char *s;
+	struct pc_error e;
 
 	if (get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (pc_parse_duration(s, ns, &why) < 0)
-		return fail_value(c, f->key, v, why);
+	if (pc_parse_duration(s, ns, &e) < 0)
+		return fail_value(c, f->key, v, e.msg);
 	if (*ns < MIN_WINDOW_NS)
 		return fail_value(c, f->key, v, "must be at least 100ms");
 	if (*ns % MS_NS != 0)
@@ -482,13 +483,14 @@ static int
 handle_max_frame(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	uint32_t *max_frame = dst;
-	const char *s, *why;
+	const char *s;
+	struct pc_error e;
 	uint64_t bytes;
 
 	if (get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (pc_parse_size(s, &bytes, &why) < 0)
-		return fail_value(c, f->key, v, why);
+	if (pc_parse_size(s, &bytes, &e) < 0)
+		return fail_value(c, f->key, v, e.msg);
 	if (bytes < MIN_MAX_FRAME || bytes > MAX_MAX_FRAME)
 		return fail_value(c, f->key, v, "must be 64B to 16KiB");
 	*max_frame = (uint32_t)bytes;
@@ -499,12 +501,13 @@ static int
 handle_cap(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	struct limits_spec *lim = dst;
-	const char *s, *why;
+	const char *s;
+	struct pc_error e;
 
 	if (get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (pc_parse_rate(s, &lim->cap_bps, &why) < 0)
-		return fail_value(c, f->key, v, why);
+	if (pc_parse_rate(s, &lim->cap_bps, &e) < 0)
+		return fail_value(c, f->key, v, e.msg);
 	if (lim->cap_bps == 0)
 		return fail_value(c, f->key, v, "must be greater than 0");
 	lim->has_cap = true;
@@ -516,7 +519,8 @@ static int
 handle_burst(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	struct limits_spec *lim = dst;
-	const char *s, *why_size, *why_time;
+	const char *s;
+	struct pc_error why_size, why_time;
 
 	if (get_scalar(c, f, v, &s) < 0)
 		return -1;
@@ -524,10 +528,10 @@ handle_burst(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 		lim->burst_is_time = false;
 	} else if (pc_parse_duration(s, &lim->burst, &why_time) == 0) {
 		lim->burst_is_time = true;
-	} else if (strncmp(why_size, "unknown unit", 12) != 0) {
-		return fail_value(c, f->key, v, why_size);
-	} else if (strncmp(why_time, "unknown unit", 12) != 0) {
-		return fail_value(c, f->key, v, why_time);
+	} else if (strncmp(why_size.msg, "unknown unit", 12) != 0) {
+		return fail_value(c, f->key, v, why_size.msg);
+	} else if (strncmp(why_time.msg, "unknown unit", 12) != 0) {
+		return fail_value(c, f->key, v, why_time.msg);
 	} else {
 		return fail_value(c, f->key, v,
 				  "unknown unit (use a size such as 7.5GB or "
@@ -560,12 +564,13 @@ handle_queue_delay(struct ctx *c, const struct field *f, yaml_node_t *v,
 		   void *dst)
 {
 	struct limits_spec *lim = dst;
-	const char *s, *why;
+	const char *s;
+	struct pc_error e;
 
 	if (get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (pc_parse_duration(s, &lim->queue_delay_ns, &why) < 0)
-		return fail_value(c, f->key, v, why);
+	if (pc_parse_duration(s, &lim->queue_delay_ns, &e) < 0)
+		return fail_value(c, f->key, v, e.msg);
 	lim->has_queue_delay = true;
 	return 0;
 }
@@ -633,12 +638,13 @@ static int
 handle_memory(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	uint64_t *bytes = dst;
-	const char *s, *why;
+	const char *s;
+	struct pc_error e;
 
 	if (get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (pc_parse_size(s, bytes, &why) < 0)
-		return fail_value(c, f->key, v, why);
+	if (pc_parse_size(s, bytes, &e) < 0)
+		return fail_value(c, f->key, v, e.msg);
 	/* the EAL takes -m in MiB */
 	if (*bytes == 0 || *bytes % (1ULL << 20) != 0)
 		return fail_value(c, f->key, v,

@@ -20,6 +20,7 @@
 #include "podcap/base64.h"
 #include "podcap/bytes.h"
 #include "podcap/hex.h"
+#include "podcap/error.h"
 #include "podcap/keys.h"
 
 #include "utf8.h"
@@ -37,18 +38,6 @@ struct secret_scratch {
 	uint8_t data[KEY_DATA_LEN];
 	uint8_t pk[32];
 };
-
-static void __attribute__((format(printf, 3, 4)))
-errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 
 /*
@@ -96,57 +85,45 @@ struct key_fields {
 };
 
 static int
-split_key(const char *s, size_t len, struct key_fields *f, const char **why)
+split_key(const char *s, size_t len, struct key_fields *f, struct pc_error *err)
 {
 	const char *p1, *p2;
 
 	p1 = memchr(s, '+', len);
-	if (p1 == NULL || (p2 = memchr(p1 + 1, '+', len - (size_t)(p1 + 1 - s))) == NULL) {
-		*why = "expected <name>+<key id>+<key data>";
-		return -1;
-	}
+	if (p1 == NULL || (p2 = memchr(p1 + 1, '+', len - (size_t)(p1 + 1 - s))) == NULL)
+		return pc_error_set(err, "expected <name>+<key id>+<key data>");
 	f->name = s;
 	f->name_len = (size_t)(p1 - s);
 	f->id = p1 + 1;
 	f->data = p2 + 1;
 	f->data_len = len - (size_t)(f->data - s);
-	if (!key_name_valid(f->name, f->name_len)) {
-		*why = "bad key name";
-		return -1;
-	}
-	if (p2 - f->id != 8) {
-		*why = "key id is not 8 hex digits";
-		return -1;
-	}
+	if (!key_name_valid(f->name, f->name_len))
+		return pc_error_set(err, "bad key name");
+	if (p2 - f->id != 8)
+		return pc_error_set(err, "key id is not 8 hex digits");
 	return 0;
 }
 
 static int
-parse_id(const char *hex, uint32_t *id, const char **why)
+parse_id(const char *hex, uint32_t *id, struct pc_error *err)
 {
 	uint8_t b[4];
 
-	if (!pc_unhex(hex, 8, b, sizeof(b))) {
-		*why = "key id is not 8 hex digits";
-		return -1;
-	}
+	if (!pc_unhex(hex, 8, b, sizeof(b)))
+		return pc_error_set(err, "key id is not 8 hex digits");
 	*id = pc_load_be32(b);
 	return 0;
 }
 
 static int
-parse_data(const char *b64, size_t len, uint8_t out[KEY_DATA_LEN], const char **why)
+parse_data(const char *b64, size_t len, uint8_t out[KEY_DATA_LEN], struct pc_error *err)
 {
 	size_t n;
 
-	if (pc_base64_decode(out, KEY_DATA_LEN, b64, len, &n) != 0 || n != KEY_DATA_LEN) {
-		*why = "key data is not base64 of 33 bytes";
-		return -1;
-	}
-	if (out[0] != ALG_ED25519) {
-		*why = "not an Ed25519 key";
-		return -1;
-	}
+	if (pc_base64_decode(out, KEY_DATA_LEN, b64, len, &n) != 0 || n != KEY_DATA_LEN)
+		return pc_error_set(err, "key data is not base64 of 33 bytes");
+	if (out[0] != ALG_ED25519)
+		return pc_error_set(err, "not an Ed25519 key");
 	return 0;
 }
 
@@ -162,26 +139,22 @@ line_len(const char *s)
 }
 
 int
-pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, const char **why)
+pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, struct pc_error *err)
 {
 	struct key_fields f;
 	uint8_t data[KEY_DATA_LEN];
 	size_t len = line_len(text);
 
-	if (memchr(text, '\n', len) != NULL) {
-		*why = "more than one line";
-		return -1;
-	}
-	if (split_key(text, len, &f, why) != 0 || parse_id(f.id, &vk->id, why) != 0 ||
-	    parse_data(f.data, f.data_len, data, why) != 0)
+	if (memchr(text, '\n', len) != NULL)
+		return pc_error_set(err, "more than one line");
+	if (split_key(text, len, &f, err) != 0 || parse_id(f.id, &vk->id, err) != 0 ||
+	    parse_data(f.data, f.data_len, data, err) != 0)
 		return -1;
 	memcpy(vk->name, f.name, f.name_len);
 	vk->name[f.name_len] = '\0';
 	memcpy(vk->pk, data + 1, 32);
-	if (pc_key_id(vk->name, vk->pk) != vk->id) {
-		*why = "key id does not match the name and key";
-		return -1;
-	}
+	if (pc_key_id(vk->name, vk->pk) != vk->id)
+		return pc_error_set(err, "key id does not match the name and key");
 	return 0;
 }
 
@@ -201,7 +174,7 @@ pc_verifier_key_format(const struct pc_verifier_key *vk, char *buf, size_t len)
 
 /* Reads a small file into buf (NUL-terminated); the file must be regular and < cap bytes. */
 static int
-read_small(int fd, const char *path, char *buf, size_t cap, char *err, size_t errlen)
+read_small(int fd, const char *path, char *buf, size_t cap, struct pc_error *err)
 {
 	size_t have = 0;
 	ssize_t n;
@@ -210,44 +183,36 @@ read_small(int fd, const char *path, char *buf, size_t cap, char *err, size_t er
 		n = read(fd, buf + have, cap - have);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			errf(err, errlen, "%s: %s", path, strerror(errno));
-			return -1;
-		}
+		if (n < 0)
+			return pc_error_errno(err, "%s", path);
 		if (n == 0)
 			break;
 		have += (size_t)n;
-		if (have == cap) {
-			errf(err, errlen, "%s: file too long for a key", path);
-			return -1;
-		}
+		if (have == cap)
+			return pc_error_set(err, "%s: file too long for a key", path);
 	}
 	buf[have] = '\0';
-	if (strlen(buf) != have) {
-		errf(err, errlen, "%s: key file contains a NUL byte", path);
-		return -1;
-	}
+	if (strlen(buf) != have)
+		return pc_error_set(err, "%s: key file contains a NUL byte", path);
 	return 0;
 }
 
 static int
-open_key_file(const char *path, struct stat *st, char *err, size_t errlen)
+open_key_file(const char *path, struct stat *st, struct pc_error *err)
 {
 	int fd;
 
 	/* O_NONBLOCK: a FIFO at the path must fail the regular-file check, not hang. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		errf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return pc_error_errno(err, "%s", path);
 	if (fstat(fd, st) != 0) {
-		errf(err, errlen, "%s: %s", path, strerror(errno));
+		pc_error_errno(err, "%s", path);
 		close(fd);
 		return -1;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		errf(err, errlen, "%s: not a regular file", path);
+		pc_error_set(err, "%s: not a regular file", path);
 		close(fd);
 		return -1;
 	}
@@ -255,24 +220,21 @@ open_key_file(const char *path, struct stat *st, char *err, size_t errlen)
 }
 
 int
-pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, char *err, size_t errlen)
+pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, struct pc_error *err)
 {
 	char buf[KEY_FILE_MAX + 1];
-	const char *why;
 	struct stat st;
 	int fd, rc;
 
-	fd = open_key_file(path, &st, err, errlen);
+	fd = open_key_file(path, &st, err);
 	if (fd < 0)
 		return -1;
-	rc = read_small(fd, path, buf, KEY_FILE_MAX, err, errlen);
+	rc = read_small(fd, path, buf, KEY_FILE_MAX, err);
 	close(fd);
 	if (rc != 0)
 		return -1;
-	if (pc_verifier_key_parse(buf, vk, &why) != 0) {
-		errf(err, errlen, "%s: not a verifier key: %s", path, why);
-		return -1;
-	}
+	if (pc_verifier_key_parse(buf, vk, err) != 0)
+		return pc_error_prefix(err, "%s: not a verifier key", path);
 	return 0;
 }
 
@@ -288,63 +250,57 @@ mode_word(mode_t mode)
 
 /* Fills k from the text of a secret key file; wipes what it decodes. */
 static int
-parse_secret(struct secret_scratch *s, struct pc_signer_key *k, const char **why)
+parse_secret(struct secret_scratch *s, struct pc_signer_key *k, struct pc_error *err)
 {
 	const size_t plen = sizeof(SECRET_PREFIX) - 1;
 	struct key_fields f;
 	size_t len = line_len(s->text);
 
-	if (memchr(s->text, '\n', len) != NULL) {
-		*why = "more than one line";
-		return -1;
-	}
+	if (memchr(s->text, '\n', len) != NULL)
+		return pc_error_set(err, "more than one line");
 	if (len < plen || memcmp(s->text, SECRET_PREFIX, plen) != 0) {
 		struct pc_verifier_key vk;
-		const char *ignored;
-		*why = pc_verifier_key_parse(s->text, &vk, &ignored) == 0 ?
-		       "this is a verifier key (the .pub file), give the secret key" :
-		       "does not start with " SECRET_PREFIX;
-		return -1;
+
+		if (pc_verifier_key_parse(s->text, &vk, NULL) == 0)
+			return pc_error_set(err, "this is a verifier key (the .pub file), give the secret key");
+		return pc_error_set(err, "does not start with " SECRET_PREFIX);
 	}
-	if (split_key(s->text + plen, len - plen, &f, why) != 0 ||
-	    parse_id(f.id, &k->id, why) != 0 ||
-	    parse_data(f.data, f.data_len, s->data, why) != 0)
+	if (split_key(s->text + plen, len - plen, &f, err) != 0 ||
+	    parse_id(f.id, &k->id, err) != 0 ||
+	    parse_data(f.data, f.data_len, s->data, err) != 0)
 		return -1;
 	memcpy(k->name, f.name, f.name_len);
 	k->name[f.name_len] = '\0';
 	crypto_sign_seed_keypair(k->pk, k->sk, s->data + 1);
-	if (pc_key_id(k->name, k->pk) != k->id) {
-		*why = "key id does not match the name and key";
-		return -1;
-	}
+	if (pc_key_id(k->name, k->pk) != k->id)
+		return pc_error_set(err, "key id does not match the name and key");
 	return 0;
 }
 
 struct pc_signer_key *
-pc_signer_key_load(const char *path, char *err, size_t errlen)
+pc_signer_key_load(const char *path, struct pc_error *err)
 {
 	struct secret_scratch *s;
 	struct pc_signer_key *k;
-	const char *why;
 	struct stat st;
 	int fd, rc;
 
 	if (sodium_init() < 0) {
-		errf(err, errlen, "%s: libsodium failed to initialise", path);
+		pc_error_set(err, "%s: libsodium failed to initialise", path);
 		return NULL;
 	}
-	fd = open_key_file(path, &st, err, errlen);
+	fd = open_key_file(path, &st, err);
 	if (fd < 0)
 		return NULL;
 	if ((st.st_mode & 077) != 0) {
-		errf(err, errlen, "%s: secret key is %s by group or others (mode %04o); chmod 600 it",
+		pc_error_set(err, "%s: secret key is %s by group or others (mode %04o); chmod 600 it",
 		     path, mode_word(st.st_mode), (unsigned)(st.st_mode & 07777));
 		close(fd);
 		return NULL;
 	}
 	/* whoever owns the file can replace the key: only this user or root may */
 	if (st.st_uid != geteuid() && st.st_uid != 0) {
-		errf(err, errlen, "%s: secret key is owned by uid %u, not by this user (uid %u) "
+		pc_error_set(err, "%s: secret key is owned by uid %u, not by this user (uid %u) "
 		     "or root; chown it", path, (unsigned)st.st_uid, (unsigned)geteuid());
 		close(fd);
 		return NULL;
@@ -352,19 +308,17 @@ pc_signer_key_load(const char *path, char *err, size_t errlen)
 	s = sodium_malloc(sizeof(*s));
 	k = sodium_malloc(sizeof(*k));
 	if (s == NULL || k == NULL) {
-		errf(err, errlen, "%s: out of memory", path);
+		pc_error_set(err, "%s: out of memory", path);
 		close(fd);
 		sodium_free(s);
 		sodium_free(k);
 		return NULL;
 	}
 	memset(k, 0, sizeof(*k));
-	rc = read_small(fd, path, s->text, KEY_FILE_MAX, err, errlen);
+	rc = read_small(fd, path, s->text, KEY_FILE_MAX, err);
 	close(fd);
-	if (rc == 0 && parse_secret(s, k, &why) != 0) {
-		errf(err, errlen, "%s: not a podcap secret key: %s", path, why);
-		rc = -1;
-	}
+	if (rc == 0 && parse_secret(s, k, err) != 0)
+		rc = pc_error_prefix(err, "%s: not a podcap secret key", path);
 	sodium_free(s);
 	if (rc != 0) {
 		sodium_free(k);
@@ -426,21 +380,18 @@ write_all(int fd, const char *buf, size_t len)
 }
 
 static int
-create_excl(const char *path, mode_t mode, char *err, size_t errlen)
+create_excl(const char *path, mode_t mode, struct pc_error *err)
 {
 	int fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			errf(err, errlen, "%s: exists; refusing to overwrite", path);
-		else
-			errf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (fd < 0 && errno == EEXIST)
+		return pc_error_set(err, "%s: exists; refusing to overwrite", path);
+	if (fd < 0)
+		return pc_error_errno(err, "%s", path);
 	/* The umask must not decide who can read a key. */
 	if (fchmod(fd, mode) != 0) {
-		errf(err, errlen, "%s: %s", path, strerror(errno));
+		pc_error_errno(err, "%s", path);
 		close(fd);
 		unlink(path);
 		return -1;
@@ -449,16 +400,16 @@ create_excl(const char *path, mode_t mode, char *err, size_t errlen)
 }
 
 static int
-write_file(int fd, const char *path, const char *text, char *err, size_t errlen)
+write_file(int fd, const char *path, const char *text, struct pc_error *err)
 {
 	int rc = 0;
 
 	if (write_all(fd, text, strlen(text)) != 0 || fsync(fd) != 0) {
-		errf(err, errlen, "%s: %s", path, strerror(errno));
+		pc_error_errno(err, "%s", path);
 		rc = -1;
 	}
 	if (close(fd) != 0 && rc == 0) {
-		errf(err, errlen, "%s: %s", path, strerror(errno));
+		pc_error_errno(err, "%s", path);
 		rc = -1;
 	}
 	return rc;
@@ -505,37 +456,35 @@ format_secret(const struct pc_signer_key *k, char *buf, size_t len)
 }
 
 int
-pc_signer_key_save(const struct pc_signer_key *k, const char *path, char *err, size_t errlen)
+pc_signer_key_save(const struct pc_signer_key *k, const char *path, struct pc_error *err)
 {
 	struct pc_verifier_key vk;
 	char secret[KEY_LINE_MAX], pub[KEY_LINE_MAX], pubpath[PATH_MAX];
 	int fd, pfd, rc = -1;
 
-	if ((size_t)snprintf(pubpath, sizeof(pubpath), "%s.pub", path) >= sizeof(pubpath)) {
-		errf(err, errlen, "%s: path too long", path);
-		return -1;
-	}
+	if ((size_t)snprintf(pubpath, sizeof(pubpath), "%s.pub", path) >= sizeof(pubpath))
+		return pc_error_set(err, "%s: path too long", path);
 	pc_signer_key_public(k, &vk);
 	if (pc_verifier_key_format(&vk, pub, sizeof(pub) - 1) != 0 ||
 	    format_secret(k, secret, sizeof(secret)) != 0) {
-		errf(err, errlen, "%s: key name too long", path);
+		pc_error_set(err, "%s: key name too long", path);
 		goto out;
 	}
 	strcat(pub, "\n");
-	fd = create_excl(path, 0600, err, errlen);
+	fd = create_excl(path, 0600, err);
 	if (fd < 0)
 		goto out;
-	pfd = create_excl(pubpath, 0644, err, errlen);
+	pfd = create_excl(pubpath, 0644, err);
 	if (pfd < 0) {
 		close(fd);
 		unlink(path);
 		goto out;
 	}
-	if (write_file(fd, path, secret, err, errlen) != 0) {
+	if (write_file(fd, path, secret, err) != 0) {
 		close(pfd);
 		goto fail;
 	}
-	if (write_file(pfd, pubpath, pub, err, errlen) != 0)
+	if (write_file(pfd, pubpath, pub, err) != 0)
 		goto fail;
 	sync_parent(path);
 	rc = 0;

@@ -69,21 +69,6 @@ struct pc_ledger {
 	uint64_t last_sync_ns;       /* the last append: its fdatasyncs */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static int
 pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -231,15 +216,13 @@ replace_file(int dirfd, const char *name, const char *data, size_t len)
  * locates and parses it (the ledger holds no verifier key).
  */
 static int
-parse_note(const char *note, size_t len, struct pc_checkpoint *cp, const char **why)
+parse_note(const char *note, size_t len, struct pc_checkpoint *cp, struct pc_error *err)
 {
 	const char *blank = memmem(note, len, "\n\n", 2);
 
-	if (blank == NULL) {
-		*why = "no empty line after the checkpoint body";
-		return -1;
-	}
-	return pc_checkpoint_parse_body(note, (size_t)(blank - note) + 1, cp, why);
+	if (blank == NULL)
+		return pc_error_set(err, "no empty line after the checkpoint body");
+	return pc_checkpoint_parse_body(note, (size_t)(blank - note) + 1, cp, err);
 }
 
 static void
@@ -305,25 +288,23 @@ zeros_from(int fd, uint64_t off, uint64_t end)
  * a verifier judges the bytes against the signed root, not this file.
  */
 static int
-scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
+scan_records(struct pc_ledger *l, struct scan *s, struct pc_error *err)
 {
 	uint8_t *buf = malloc(PC_RECORD_MAX + PC_HASH_LEN);
 	uint64_t off = l->first_off, i = l->first;
 	struct stat st;
 
-	if (buf == NULL) {
-		set_err(err, errlen, "out of memory");
-		return -1;
-	}
+	if (buf == NULL)
+		return pc_error_set(err, "out of memory");
 	if (fstat(l->recfd, &st) < 0) {
-		set_err(err, errlen, "%s/records: %s", l->dir, strerror(errno));
+		pc_error_errno(err, "%s/records", l->dir);
 		free(buf);
 		return -1;
 	}
 	s->file_size = (uint64_t)st.st_size;
 	if (!l->ro) {
 		if (fstat(l->hashfd, &st) < 0) {
-			set_err(err, errlen, "%s/hashes: %s", l->dir, strerror(errno));
+			pc_error_errno(err, "%s/hashes", l->dir);
 			free(buf);
 			return -1;
 		}
@@ -381,7 +362,7 @@ scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 			}
 		}
 		if (i >= MAX_RECORDS) {
-			set_err(err, errlen, "%s/records: more than %llu records", l->dir,
+			pc_error_set(err, "%s/records: more than %llu records", l->dir,
 				(unsigned long long)MAX_RECORDS);
 			free(buf);
 			return -1;
@@ -391,7 +372,7 @@ scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 			if (pread_all(l->hashfd, have, PC_HASH_LEN, i * PC_HASH_LEN) < 0 ||
 			    memcmp(have, h, PC_HASH_LEN) != 0) {
 				if (pwrite_all(l->hashfd, h, PC_HASH_LEN, i * PC_HASH_LEN) < 0) {
-					set_err(err, errlen, "%s/hashes: %s", l->dir, strerror(errno));
+					pc_error_errno(err, "%s/hashes", l->dir);
 					free(buf);
 					return -1;
 				}
@@ -400,7 +381,7 @@ scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 		}
 		off += (uint64_t)len + ENTRY_OVERHEAD;
 		if (set_entry_end(l, i, off) < 0) {
-			set_err(err, errlen, "out of memory");
+			pc_error_set(err, "out of memory");
 			free(buf);
 			return -1;
 		}
@@ -423,39 +404,34 @@ scan_records(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 	free(buf);
 	return 0;
 ioerr:
-	set_err(err, errlen, "%s/records: %s", l->dir, strerror(errno));
+	pc_error_errno(err, "%s/records", l->dir);
 	free(buf);
 	return -1;
 }
 
 static int
-load_checkpoint(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
+load_checkpoint(struct pc_ledger *l, struct scan *s, struct pc_error *err)
 {
 	struct pc_checkpoint cp;
-	const char *why;
 	long n = read_small(l->dirfd, "checkpoint", l->sh->note, sizeof(l->sh->note));
 
 	s->cp_size = UINT64_MAX;
 	if (n < 0 && errno == ENOENT)
 		return 0;
-	if (n < 0) {
-		set_err(err, errlen, "%s/checkpoint: %s", l->dir, strerror(errno));
-		return -1;
-	}
+	if (n < 0)
+		return pc_error_errno(err, "%s/checkpoint", l->dir);
 	l->sh->note_len = (size_t)n;
-	if (parse_note(l->sh->note, (size_t)n, &cp, &why) < 0) {
+	if (parse_note(l->sh->note, (size_t)n, &cp, err) < 0) {
 		/* a verifier reports it; a writer must not sign on top of it */
 		if (l->ro)
 			return 0;
-		set_err(err, errlen, "%s/checkpoint: %s", l->dir, why);
-		return -1;
+		return pc_error_prefix(err, "%s/checkpoint", l->dir);
 	}
 	if (strcmp(cp.origin, l->origin) != 0) {
 		if (l->ro)
 			return 0;
-		set_err(err, errlen, "%s/checkpoint is for log '%s', not '%s'", l->dir,
+		return pc_error_set(err, "%s/checkpoint is for log '%s', not '%s'", l->dir,
 			cp.origin, l->origin);
-		return -1;
 	}
 	s->cp_size = cp.size;
 	memcpy(s->cp_root_here, cp.root, PC_HASH_LEN); /* replaced by ours in the scan */
@@ -464,40 +440,36 @@ load_checkpoint(struct pc_ledger *l, struct scan *s, char *err, size_t errlen)
 }
 
 static int
-read_origin(struct pc_ledger *l, char *err, size_t errlen)
+read_origin(struct pc_ledger *l, struct pc_error *err)
 {
 	char buf[PC_KEY_NAME_LEN + 2];
 	long n = read_small(l->dirfd, "origin", buf, sizeof(buf) - 1);
 
-	if (n < 0) {
-		set_err(err, errlen, "%s/origin: %s", l->dir, strerror(errno));
-		return -1;
-	}
+	if (n < 0)
+		return pc_error_errno(err, "%s/origin", l->dir);
 	buf[n] = '\0';
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	if (!origin_ok(buf)) {
-		set_err(err, errlen, "%s/origin: not a valid log origin", l->dir);
-		return -1;
-	}
+	if (!origin_ok(buf))
+		return pc_error_set(err, "%s/origin: not a valid log origin", l->dir);
 	memcpy(l->origin, buf, (size_t)n + 1);
 	return 0;
 }
 
 static struct pc_ledger *
-ledger_alloc(const char *dir, bool ro, char *err, size_t errlen)
+ledger_alloc(const char *dir, bool ro, struct pc_error *err)
 {
 	struct pc_ledger *l = calloc(1, sizeof(*l));
 
 	if (l == NULL || strlen(dir) >= sizeof(l->dir)) {
-		set_err(err, errlen, l == NULL ? "out of memory" : "ledger path too long");
+		pc_error_set(err, l == NULL ? "out of memory" : "ledger path too long");
 		free(l);
 		return NULL;
 	}
 	l->sh = calloc(1, sizeof(*l->sh));
 	if (l->sh == NULL) {
 		free(l);
-		set_err(err, errlen, "out of memory");
+		pc_error_set(err, "out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&l->sh->mu, NULL);
@@ -527,82 +499,66 @@ pc_ledger_close(struct pc_ledger *l)
 
 /* Creates the origin file of a new ledger, or checks the existing one. */
 static int
-claim_origin(struct pc_ledger *l, const char *origin, char *err, size_t errlen)
+claim_origin(struct pc_ledger *l, const char *origin, struct pc_error *err)
 {
 	struct stat st;
 	char line[PC_KEY_NAME_LEN + 1];
 
 	if (faccessat(l->dirfd, "origin", F_OK, 0) == 0) {
-		if (read_origin(l, err, errlen) < 0)
+		if (read_origin(l, err) < 0)
 			return -1;
-		if (strcmp(l->origin, origin) != 0) {
-			set_err(err, errlen, "ledger %s belongs to log '%s', not '%s'", l->dir,
+		if (strcmp(l->origin, origin) != 0)
+			return pc_error_set(err, "ledger %s belongs to log '%s', not '%s'", l->dir,
 				l->origin, origin);
-			return -1;
-		}
 		return 0;
 	}
-	if (fstatat(l->dirfd, "records", &st, 0) == 0 && st.st_size > 0) {
-		set_err(err, errlen, "ledger %s has records but no origin file", l->dir);
-		return -1;
-	}
+	if (fstatat(l->dirfd, "records", &st, 0) == 0 && st.st_size > 0)
+		return pc_error_set(err, "ledger %s has records but no origin file", l->dir);
 	snprintf(line, sizeof(line), "%s\n", origin);
-	if (replace_file(l->dirfd, "origin", line, strlen(line)) < 0) {
-		set_err(err, errlen, "%s/origin: %s", l->dir, strerror(errno));
-		return -1;
-	}
+	if (replace_file(l->dirfd, "origin", line, strlen(line)) < 0)
+		return pc_error_errno(err, "%s/origin", l->dir);
 	snprintf(l->origin, sizeof(l->origin), "%s", origin);
 	return 0;
 }
 
 static int
-open_files(struct pc_ledger *l, char *err, size_t errlen)
+open_files(struct pc_ledger *l, struct pc_error *err)
 {
 	int flags = l->ro ? O_RDONLY : O_RDWR | O_CREAT;
 
 	l->recfd = openat(l->dirfd, "records", flags | O_CLOEXEC, 0640);
-	if (l->recfd < 0) {
-		set_err(err, errlen, "%s/records: %s", l->dir, strerror(errno));
-		return -1;
-	}
+	if (l->recfd < 0)
+		return pc_error_errno(err, "%s/records", l->dir);
 	l->hashfd = openat(l->dirfd, "hashes", flags | O_CLOEXEC, 0640);
-	if (l->hashfd < 0 && !(l->ro && errno == ENOENT)) {
-		set_err(err, errlen, "%s/hashes: %s", l->dir, strerror(errno));
-		return -1;
-	}
+	if (l->hashfd < 0 && !(l->ro && errno == ENOENT))
+		return pc_error_errno(err, "%s/hashes", l->dir);
 	return 0;
 }
 
 /* Refuses to continue a ledger whose signed history is not intact on disk. */
 static int
 check_against_checkpoint(struct pc_ledger *l, const struct scan *s, const uint8_t cp_root[PC_HASH_LEN],
-			 char *err, size_t errlen)
+			 struct pc_error *err)
 {
 	if (s->cp_size == UINT64_MAX)
 		return 0;
-	if (s->corrupt && s->corrupt_index < s->cp_size) {
-		set_err(err, errlen, "ledger %s: record %llu is corrupt (%s) and is covered by the "
+	if (s->corrupt && s->corrupt_index < s->cp_size)
+		return pc_error_set(err, "ledger %s: record %llu is corrupt (%s) and is covered by the "
 			"signed checkpoint: the disk lost data or the ledger was altered",
 			l->dir, (unsigned long long)s->corrupt_index, s->corrupt_why);
-		return -1;
-	}
-	if (l->count < s->cp_size) {
-		set_err(err, errlen, "ledger %s: the checkpoint covers %llu records but only %llu "
+	if (l->count < s->cp_size)
+		return pc_error_set(err, "ledger %s: the checkpoint covers %llu records but only %llu "
 			"are intact on disk: records were lost or removed", l->dir,
 			(unsigned long long)s->cp_size, (unsigned long long)l->count);
-		return -1;
-	}
-	if (!s->cp_root_seen || memcmp(s->cp_root_here, cp_root, PC_HASH_LEN) != 0) {
-		set_err(err, errlen, "ledger %s: the first %llu records do not hash to the root of "
+	if (!s->cp_root_seen || memcmp(s->cp_root_here, cp_root, PC_HASH_LEN) != 0)
+		return pc_error_set(err, "ledger %s: the first %llu records do not hash to the root of "
 			"the signed checkpoint: the ledger was altered or the disk lost data",
 			l->dir, (unsigned long long)s->cp_size);
-		return -1;
-	}
 	return 0;
 }
 
 static int
-cut_tail(struct pc_ledger *l, const struct scan *s, char *err, size_t errlen)
+cut_tail(struct pc_ledger *l, const struct scan *s, struct pc_error *err)
 {
 	if (s->good_end == s->file_size)
 		return 0;
@@ -610,15 +566,13 @@ cut_tail(struct pc_ledger *l, const struct scan *s, char *err, size_t errlen)
 		"after record %llu (%s)\n", l->dir,
 		(unsigned long long)(s->file_size - s->good_end), (unsigned long long)s->good_end,
 		(unsigned long long)l->count, s->torn_why);
-	if (ftruncate(l->recfd, (off_t)s->good_end) < 0 || fsync(l->recfd) < 0) {
-		set_err(err, errlen, "%s/records: %s", l->dir, strerror(errno));
-		return -1;
-	}
+	if (ftruncate(l->recfd, (off_t)s->good_end) < 0 || fsync(l->recfd) < 0)
+		return pc_error_errno(err, "%s/records", l->dir);
 	return 0;
 }
 
 static int
-fix_hashes(struct pc_ledger *l, const struct scan *s, char *err, size_t errlen)
+fix_hashes(struct pc_ledger *l, const struct scan *s, struct pc_error *err)
 {
 	struct stat st;
 
@@ -633,39 +587,38 @@ fix_hashes(struct pc_ledger *l, const struct scan *s, char *err, size_t errlen)
 		goto fail;
 	return 0;
 fail:
-	set_err(err, errlen, "%s/hashes: %s", l->dir, strerror(errno));
-	return -1;
+	return pc_error_errno(err, "%s/hashes", l->dir);
 }
 
 struct pc_ledger *
-pc_ledger_open(const char *dir, const char *origin, char *err, size_t errlen)
+pc_ledger_open(const char *dir, const char *origin, struct pc_error *err)
 {
 	struct pc_ledger *l;
 	struct scan s = { 0 };
 	uint8_t cp_root[PC_HASH_LEN];
 
 	if (origin == NULL || !origin_ok(origin)) {
-		set_err(err, errlen, "invalid log origin");
+		pc_error_set(err, "invalid log origin");
 		return NULL;
 	}
-	l = ledger_alloc(dir, false, err, errlen);
+	l = ledger_alloc(dir, false, err);
 	if (l == NULL)
 		return NULL;
 	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
-		set_err(err, errlen, "%s: %s", dir, strerror(errno));
+		pc_error_errno(err, "%s", dir);
 		goto fail;
 	}
 	l->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (l->dirfd < 0) {
-		set_err(err, errlen, "%s: %s", dir, strerror(errno));
+		pc_error_errno(err, "%s", dir);
 		goto fail;
 	}
 	if (flock(l->dirfd, LOCK_EX | LOCK_NB) < 0) {
-		set_err(err, errlen, "ledger %s is in use by another process (%s)", dir,
+		pc_error_set(err, "ledger %s is in use by another process (%s)", dir,
 			strerror(errno));
 		goto fail;
 	}
-	if (claim_origin(l, origin, err, errlen) < 0 || open_files(l, err, errlen) < 0)
+	if (claim_origin(l, origin, err) < 0 || open_files(l, err) < 0)
 		goto fail;
 	/*
 	 * A writer that died before its fdatasync may have left records in the
@@ -673,27 +626,27 @@ pc_ledger_open(const char *dir, const char *origin, char *err, size_t errlen)
 	 * the scan repairs) can list them.
 	 */
 	if (fsync(l->recfd) < 0) {
-		set_err(err, errlen, "%s/records: %s", dir, strerror(errno));
+		pc_error_errno(err, "%s/records", dir);
 		goto fail;
 	}
 	unlinkat(l->dirfd, "checkpoint.tmp", 0);
-	if (load_checkpoint(l, &s, err, errlen) < 0)
+	if (load_checkpoint(l, &s, err) < 0)
 		goto fail;
 	memcpy(cp_root, s.cp_root_here, PC_HASH_LEN);
 	s.cp_root_seen = false;
-	if (scan_records(l, &s, err, errlen) < 0 ||
-	    check_against_checkpoint(l, &s, cp_root, err, errlen) < 0)
+	if (scan_records(l, &s, err) < 0 ||
+	    check_against_checkpoint(l, &s, cp_root, err) < 0)
 		goto fail;
 	if (s.corrupt) {
-		set_err(err, errlen, "ledger %s: record %llu is corrupt (%s): refusing to cut it "
+		pc_error_set(err, "ledger %s: record %llu is corrupt (%s): refusing to cut it "
 			"and what follows", dir, (unsigned long long)s.corrupt_index,
 			s.corrupt_why);
 		goto fail;
 	}
-	if (cut_tail(l, &s, err, errlen) < 0 || fix_hashes(l, &s, err, errlen) < 0)
+	if (cut_tail(l, &s, err) < 0 || fix_hashes(l, &s, err) < 0)
 		goto fail;
 	if (fsync(l->dirfd) < 0) {
-		set_err(err, errlen, "%s: %s", dir, strerror(errno));
+		pc_error_errno(err, "%s", dir);
 		goto fail;
 	}
 	pc_merkle_range_root(&l->range, l->sh->root);
@@ -704,16 +657,15 @@ fail:
 }
 
 struct pc_ledger *
-pc_ledger_open_ro(const char *dir, char *err, size_t errlen)
+pc_ledger_open_ro(const char *dir, struct pc_error *err)
 {
-	return pc_ledger_open_ro_from(dir, 0, 0, err, errlen);
+	return pc_ledger_open_ro_from(dir, 0, 0, err);
 }
 
 struct pc_ledger *
-pc_ledger_open_ro_from(const char *dir, uint64_t first, uint64_t bytes_before, char *err,
-		       size_t errlen)
+pc_ledger_open_ro_from(const char *dir, uint64_t first, uint64_t bytes_before, struct pc_error *err)
 {
-	struct pc_ledger *l = ledger_alloc(dir, true, err, errlen);
+	struct pc_ledger *l = ledger_alloc(dir, true, err);
 	struct scan s = { 0 };
 	struct stat st;
 
@@ -722,7 +674,7 @@ pc_ledger_open_ro_from(const char *dir, uint64_t first, uint64_t bytes_before, c
 	/* entries before `first` are their records' bytes plus a length and a hash each */
 	if (first >= MAX_RECORDS || bytes_before > UINT64_MAX / 2 ||
 	    (first > 0 && bytes_before < first)) {
-		set_err(err, errlen, "%s: cannot start at record %llu after %llu bytes", dir,
+		pc_error_set(err, "%s: cannot start at record %llu after %llu bytes", dir,
 			(unsigned long long)first, (unsigned long long)bytes_before);
 		goto fail;
 	}
@@ -730,14 +682,14 @@ pc_ledger_open_ro_from(const char *dir, uint64_t first, uint64_t bytes_before, c
 	l->first_off = bytes_before + first * ENTRY_OVERHEAD;
 	l->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (l->dirfd < 0) {
-		set_err(err, errlen, "%s: %s", dir, strerror(errno));
+		pc_error_errno(err, "%s", dir);
 		goto fail;
 	}
-	if (read_origin(l, err, errlen) < 0 || open_files(l, err, errlen) < 0 ||
-	    load_checkpoint(l, &s, err, errlen) < 0)
+	if (read_origin(l, err) < 0 || open_files(l, err) < 0 ||
+	    load_checkpoint(l, &s, err) < 0)
 		goto fail;
 	s.cp_size = UINT64_MAX;
-	if (scan_records(l, &s, err, errlen) < 0)
+	if (scan_records(l, &s, err) < 0)
 		goto fail;
 	if (l->hashfd >= 0 && fstat(l->hashfd, &st) == 0)
 		l->hashes_valid = (uint64_t)st.st_size / PC_HASH_LEN;
@@ -848,58 +800,40 @@ pc_ledger_origin(const struct pc_ledger *l)
 
 /* A checkpoint may only be published for records that are durable, under their root. */
 static int
-check_publish(struct pc_ledger *l, const struct pc_checkpoint *cp, const char **why)
+check_publish(struct pc_ledger *l, const struct pc_checkpoint *cp, struct pc_error *err)
 {
 	uint8_t root[PC_HASH_LEN];
 	uint64_t n = load_count(l);
 
-	if (strcmp(cp->origin, l->origin) != 0) {
-		*why = "checkpoint of another log";
-		return -1;
-	}
-	if (cp->size > n) {
-		*why = "checkpoint covers records that are not durable";
-		return -1;
-	}
-	if (cp->size < __atomic_load_n(&l->published, __ATOMIC_ACQUIRE)) {
-		*why = "checkpoint is older than the one published";
-		return -1;
-	}
+	if (strcmp(cp->origin, l->origin) != 0)
+		return pc_error_set(err, "checkpoint of another log");
+	if (cp->size > n)
+		return pc_error_set(err, "checkpoint covers records that are not durable");
+	if (cp->size < __atomic_load_n(&l->published, __ATOMIC_ACQUIRE))
+		return pc_error_set(err, "checkpoint is older than the one published");
 	if (cp->size == n)
 		pc_ledger_root(l, root);
-	else if (pc_merkle_root(pc_ledger_leaf, l, cp->size, root) < 0) {
-		*why = "cannot read the leaf hashes";
-		return -1;
-	}
-	if (memcmp(root, cp->root, PC_HASH_LEN) != 0) {
-		*why = "checkpoint root is not the root of the ledger";
-		return -1;
-	}
+	else if (pc_merkle_root(pc_ledger_leaf, l, cp->size, root) < 0)
+		return pc_error_set(err, "cannot read the leaf hashes");
+	if (memcmp(root, cp->root, PC_HASH_LEN) != 0)
+		return pc_error_set(err, "checkpoint root is not the root of the ledger");
 	return 0;
 }
 
 int
-pc_ledger_publish(struct pc_ledger *l, const char *note, size_t len)
+pc_ledger_publish(struct pc_ledger *l, const char *note, size_t len, struct pc_error *err)
 {
 	struct pc_checkpoint cp;
-	const char *why;
 
-	if (l->ro || l->broken) {
-		errno = l->ro ? EBADF : EIO;
-		return -1;
-	}
-	if (len == 0 || len > PC_NOTE_MAX) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (parse_note(note, len, &cp, &why) < 0 || check_publish(l, &cp, &why) < 0) {
-		fprintf(stderr, "podcap: ledger %s: refusing to publish a checkpoint: %s\n",
-			l->dir, why);
-		errno = EINVAL;
-		return -1;
-	}
+	if (l->ro || l->broken)
+		return pc_error_set(err, "ledger %s: %s", l->dir,
+				    l->ro ? "opened read-only" : "broken by an earlier write error");
+	if (len == 0 || len > PC_NOTE_MAX)
+		return pc_error_set(err, "ledger %s: a checkpoint note of %zu bytes", l->dir, len);
+	if (parse_note(note, len, &cp, err) < 0 || check_publish(l, &cp, err) < 0)
+		return pc_error_prefix(err, "ledger %s: refusing to publish a checkpoint", l->dir);
 	if (replace_file(l->dirfd, "checkpoint", note, len) < 0)
-		return -1;
+		return pc_error_errno(err, "%s/checkpoint", l->dir);
 	pthread_mutex_lock(&l->sh->mu);
 	memcpy(l->sh->note, note, len);
 	l->sh->note_len = len;

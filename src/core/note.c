@@ -126,46 +126,38 @@ next_line(const char **s, const char *end, const char **line, size_t *len)
 }
 
 int
-pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp, const char **why)
+pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp, struct pc_error *err)
 {
 	const char *p = body, *end = body + len, *line;
 	size_t n, rlen;
 
 	memset(cp, 0, sizeof(*cp));
 	if (len == 0 || body[len - 1] != '\n') {
-		*why = "checkpoint does not end with a newline";
-		return -1;
+		return pc_error_set(err, "checkpoint does not end with a newline");
 	}
 	if (!note_text_valid(body, len)) {
-		*why = "checkpoint is not UTF-8 text";
-		return -1;
+		return pc_error_set(err, "checkpoint is not UTF-8 text");
 	}
 	if (next_line(&p, end, &line, &n) != 0 || n == 0) {
-		*why = "checkpoint origin line is empty";
-		return -1;
+		return pc_error_set(err, "checkpoint origin line is empty");
 	}
 	if (n >= sizeof(cp->origin)) {
-		*why = "checkpoint origin is too long";
-		return -1;
+		return pc_error_set(err, "checkpoint origin is too long");
 	}
 	memcpy(cp->origin, line, n);
 	if (next_line(&p, end, &line, &n) != 0 || parse_u64(line, n, &cp->size) != 0) {
-		*why = "checkpoint tree size is not a canonical decimal number";
-		return -1;
+		return pc_error_set(err, "checkpoint tree size is not a canonical decimal number");
 	}
 	if (next_line(&p, end, &line, &n) != 0 || n != ROOT_B64_LEN ||
 	    pc_base64_decode(cp->root, PC_HASH_LEN, line, n, &rlen) != 0 || rlen != PC_HASH_LEN) {
-		*why = "checkpoint root hash is not base64 of 32 bytes";
-		return -1;
+		return pc_error_set(err, "checkpoint root hash is not base64 of 32 bytes");
 	}
 	n = (size_t)(end - p);
 	if (!extra_valid(p, n)) {
-		*why = "checkpoint has an empty extension line";
-		return -1;
+		return pc_error_set(err, "checkpoint has an empty extension line");
 	}
 	if (n >= sizeof(cp->extra)) {
-		*why = "checkpoint extension lines are too long";
-		return -1;
+		return pc_error_set(err, "checkpoint extension lines are too long");
 	}
 	memcpy(cp->extra, p, n);
 	return 0;
@@ -262,7 +254,7 @@ static _Thread_local char why_buf[PC_KEY_NAME_LEN + 64];
 
 int
 pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
-	       size_t *body_len, const char **why)
+	       size_t *body_len, struct pc_error *err)
 {
 	struct sig_line sl;
 	const char *p, *end = note + len, *line;
@@ -271,14 +263,12 @@ pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
 
 	if (!note_text_valid(note, len) || split_note(note, len, &blen) != 0 ||
 	    note[len - 1] != '\n' || blen + 1 == len) {
-		*why = "malformed note";
-		return -1;
+		return pc_error_set(err, "malformed note");
 	}
 	for (p = note + blen + 1; p < end;) {
 		if (next_line(&p, end, &line, &n) != 0 || ++lines > SIG_MAX_LINES ||
 		    parse_sig_line(line, n, &sl) != 0) {
-			*why = "malformed note";
-			return -1;
+			return pc_error_set(err, "malformed note");
 		}
 		/* Signatures by other keys are allowed and ignored. */
 		if (sl.id != vk->id || sl.name_len != strlen(vk->name) ||
@@ -288,16 +278,14 @@ pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
 		    crypto_sign_verify_detached(sl.sig + 4, (const uint8_t *)note, blen, vk->pk) != 0) {
 			snprintf(why_buf, sizeof(why_buf), "bad signature by key %s+%08x",
 				 vk->name, (unsigned)vk->id);
-			*why = why_buf;
-			return -1;
+			return pc_error_set(err, "%s", why_buf);
 		}
 		good = 1;
 	}
 	if (!good) {
 		snprintf(why_buf, sizeof(why_buf), "no signature by key %s+%08x", vk->name,
 			 (unsigned)vk->id);
-		*why = why_buf;
-		return -1;
+		return pc_error_set(err, "%s", why_buf);
 	}
 	*body_len = blen;
 	return 0;

@@ -66,103 +66,63 @@ type_has_pods(uint8_t type)
 
 /* Everything a well-formed record satisfies beyond its byte layout. */
 static int
-record_check(const struct pc_record *r, const char **why)
+record_check(const struct pc_record *r, struct pc_error *err)
 {
-	if (r->type < PC_REC_START || r->type > PC_REC_CLOCK) {
-		*why = "unknown record type";
-		return -1;
-	}
-	if (!pc_id_valid(r->appliance_id)) {
-		*why = "appliance id is not [A-Za-z0-9._-]{1,63}";
-		return -1;
-	}
-	if (r->window_len_ns == 0) {
-		*why = "window length is zero";
-		return -1;
-	}
-	if (r->window_start_ns % r->window_len_ns != 0) {
-		*why = "window start is not a multiple of the window length";
-		return -1;
-	}
-	if (r->window_count > (UINT64_MAX - r->window_start_ns) / r->window_len_ns) {
-		*why = "windows run past the end of time";
-		return -1;
-	}
+	if (r->type < PC_REC_START || r->type > PC_REC_CLOCK)
+		return pc_error_set(err, "unknown record type");
+	if (!pc_id_valid(r->appliance_id))
+		return pc_error_set(err, "appliance id is not [A-Za-z0-9._-]{1,63}");
+	if (r->window_len_ns == 0)
+		return pc_error_set(err, "window length is zero");
+	if (r->window_start_ns % r->window_len_ns != 0)
+		return pc_error_set(err, "window start is not a multiple of the window length");
+	if (r->window_count > (UINT64_MAX - r->window_start_ns) / r->window_len_ns)
+		return pc_error_set(err, "windows run past the end of time");
 	switch (r->type) {
 	case PC_REC_WINDOW:
 		/* more than 1 only when the control thread fell behind and closed several at once */
-		if (r->window_count == 0) {
-			*why = "window record of zero windows";
-			return -1;
-		}
+		if (r->window_count == 0)
+			return pc_error_set(err, "window record of zero windows");
 		break;
 	case PC_REC_GAP:
-		if (r->window_count == 0) {
-			*why = "gap record of zero windows";
-			return -1;
-		}
+		if (r->window_count == 0)
+			return pc_error_set(err, "gap record of zero windows");
 		break;
 	default:
-		if (r->window_count != 0) {
-			*why = "window count must be 0 in start, reload, stop and clock records";
-			return -1;
-		}
+		if (r->window_count != 0)
+			return pc_error_set(err, "window count must be 0 in start, reload, stop and clock records");
 	}
-	if (r->type != PC_REC_CLOCK && (r->elapsed_ns != 0 || r->step_ns != 0)) {
-		*why = "clock fields in a record other than clock";
-		return -1;
-	}
-	if (r->type == PC_REC_CLOCK && r->step_ns == INT64_MIN) {
-		*why = "clock step out of range";
-		return -1;
-	}
-	if (r->npods > PC_MAX_PODS) {
-		*why = "more pods than PC_MAX_PODS";
-		return -1;
-	}
-	if (r->nlinks > PC_MAX_UPLINKS) {
-		*why = "more links than PC_MAX_UPLINKS";
-		return -1;
-	}
-	if (r->npods > 0 && !type_has_pods(r->type)) {
-		*why = "pods in a gap, stop or clock record";
-		return -1;
-	}
-	if (r->nlinks > 0 && r->type != PC_REC_WINDOW) {
-		*why = "links in a record other than window";
-		return -1;
-	}
-	if ((r->npods > 0 && r->pods == NULL) || (r->nlinks > 0 && r->links == NULL)) {
-		*why = "missing pod or link array";
-		return -1;
-	}
+	if (r->type != PC_REC_CLOCK && (r->elapsed_ns != 0 || r->step_ns != 0))
+		return pc_error_set(err, "clock fields in a record other than clock");
+	if (r->type == PC_REC_CLOCK && r->step_ns == INT64_MIN)
+		return pc_error_set(err, "clock step out of range");
+	if (r->npods > PC_MAX_PODS)
+		return pc_error_set(err, "more pods than PC_MAX_PODS");
+	if (r->nlinks > PC_MAX_UPLINKS)
+		return pc_error_set(err, "more links than PC_MAX_UPLINKS");
+	if (r->npods > 0 && !type_has_pods(r->type))
+		return pc_error_set(err, "pods in a gap, stop or clock record");
+	if (r->nlinks > 0 && r->type != PC_REC_WINDOW)
+		return pc_error_set(err, "links in a record other than window");
+	if ((r->npods > 0 && r->pods == NULL) || (r->nlinks > 0 && r->links == NULL))
+		return pc_error_set(err, "missing pod or link array");
 	for (uint32_t i = 0; i < r->npods; i++) {
 		const struct pc_record_pod *p = &r->pods[i];
 
-		if (!pc_id_valid(p->id)) {
-			*why = "pod id is not [A-Za-z0-9._-]{1,63}";
-			return -1;
-		}
-		if (!pc_id_valid(p->uplink)) {
-			*why = "uplink name is not [A-Za-z0-9._-]{1,63}";
-			return -1;
-		}
-		if (p->mode != PC_MODE_SHAPE && p->mode != PC_MODE_POLICE) {
-			*why = "unknown pod mode";
-			return -1;
-		}
+		if (!pc_id_valid(p->id))
+			return pc_error_set(err, "pod id is not [A-Za-z0-9._-]{1,63}");
+		if (!pc_id_valid(p->uplink))
+			return pc_error_set(err, "uplink name is not [A-Za-z0-9._-]{1,63}");
+		if (p->mode != PC_MODE_SHAPE && p->mode != PC_MODE_POLICE)
+			return pc_error_set(err, "unknown pod mode");
 		if (r->type != PC_REC_WINDOW)
 			for (int d = 0; d < PC_DIR_COUNT; d++)
-				if (!pod_ctr_zero(&p->dir[d])) {
-					*why = "non-zero counters outside a window record";
-					return -1;
-				}
+				if (!pod_ctr_zero(&p->dir[d]))
+					return pc_error_set(err, "non-zero counters outside a window record");
 	}
 	for (uint32_t i = 0; i < r->nlinks; i++)
-		if (!pc_id_valid(r->links[i].name)) {
-			*why = "link name is not [A-Za-z0-9._-]{1,63}";
-			return -1;
-		}
+		if (!pc_id_valid(r->links[i].name))
+			return pc_error_set(err, "link name is not [A-Za-z0-9._-]{1,63}");
 	return 0;
 }
 
@@ -248,10 +208,8 @@ encoded_size(const struct pc_record *r)
 size_t
 pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len)
 {
-	const char *why;
-
 	/* a record the decoder would refuse must never be signed */
-	if (record_check(r, &why) < 0)
+	if (record_check(r, NULL) < 0)
 		return 0;
 	size_t need = encoded_size(r);
 	if (need > len || need > PC_RECORD_MAX)
@@ -450,26 +408,19 @@ get_links(struct rd *r, struct pc_record *rec)
 }
 
 int
-pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, const char **why)
+pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct pc_error *err)
 {
 	struct rd r = { .p = buf, .len = len, .off = 0, .why = NULL };
-	const char *bad = NULL;
 
 	memset(rec, 0, sizeof(*rec));
-	if (len > PC_RECORD_MAX) {
-		*why = "record is longer than PC_RECORD_MAX";
-		return -1;
-	}
+	if (len > PC_RECORD_MAX)
+		return pc_error_set(err, "record is longer than PC_RECORD_MAX");
 	uint8_t version = get_u8(&r);
-	if (r.why == NULL && version != REC_VERSION) {
-		*why = "unknown record format version";
-		return -1;
-	}
+	if (r.why == NULL && version != REC_VERSION)
+		return pc_error_set(err, "unknown record format version");
 	rec->type = get_u8(&r);
-	if (r.why == NULL && (rec->type < PC_REC_START || rec->type > PC_REC_CLOCK)) {
-		*why = "unknown record type";
-		return -1;
-	}
+	if (r.why == NULL && (rec->type < PC_REC_START || rec->type > PC_REC_CLOCK))
+		return pc_error_set(err, "unknown record type");
 	get_str(&r, rec->appliance_id, "appliance id is not [A-Za-z0-9._-]{1,63}");
 	rec->time_ns = get_u64(&r);
 	rec->window_start_ns = get_u64(&r);
@@ -485,10 +436,9 @@ pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, const ch
 	}
 	if (r.why == NULL && r.off != len)
 		r.why = "trailing bytes after the record";
-	if (r.why == NULL && record_check(rec, &bad) < 0)
-		r.why = bad;
-	if (r.why != NULL) {
-		*why = r.why;
+	if (r.why != NULL)
+		pc_error_set(err, "%s", r.why);
+	if (r.why != NULL || record_check(rec, err) < 0) {
 		pc_record_free(rec);
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "podcap/error.h"
 #include "podcap/units.h"
 
 struct unit {
@@ -92,7 +93,7 @@ find_unit(const struct unit *units, const char *name)
 
 static int
 parse_quantity(const char *s, const struct quantity *q, uint64_t *out,
-	       const char **why)
+	       struct pc_error *err)
 {
 	const struct unit *u;
 	unsigned __int128 frac = 0, pow10 = 1, part;
@@ -101,29 +102,24 @@ parse_quantity(const char *s, const struct quantity *q, uint64_t *out,
 	unsigned nfrac;
 
 	if (s == NULL || *s == '\0') {
-		*why = "empty value";
-		return -1;
+		return pc_error_set(err, "empty value");
 	}
 	if (*p == '-') {
-		*why = "must not be negative";
-		return -1;
+		return pc_error_set(err, "must not be negative");
 	}
 	if (*p < '0' || *p > '9') {
-		*why = "expected a number followed by a unit";
-		return -1;
+		return pc_error_set(err, "expected a number followed by a unit");
 	}
 	for (; *p >= '0' && *p <= '9'; p++) {
 		if (__builtin_mul_overflow(ip, 10, &ip) ||
 		    __builtin_add_overflow(ip, (uint64_t)(*p - '0'), &ip)) {
-			*why = "value out of range";
-			return -1;
+			return pc_error_set(err, "value out of range");
 		}
 	}
 	if (*p == '.') {
 		p++;
 		if (*p < '0' || *p > '9') {
-			*why = "expected a digit after '.'";
-			return -1;
+			return pc_error_set(err, "expected a digit after '.'");
 		}
 		fs = p;
 		while (*p >= '0' && *p <= '9')
@@ -133,8 +129,7 @@ parse_quantity(const char *s, const struct quantity *q, uint64_t *out,
 			;
 		nfrac = (unsigned)(fe - fs);
 		if (nfrac > MAX_FRACTION_DIGITS) {
-			*why = "too many decimal places";
-			return -1;
+			return pc_error_set(err, "too many decimal places");
 		}
 		for (; fs < fe; fs++) {
 			frac = frac * 10 + (unsigned)(*fs - '0');
@@ -144,47 +139,43 @@ parse_quantity(const char *s, const struct quantity *q, uint64_t *out,
 	while (*p == ' ')
 		p++;
 	if (*p == '\0') {
-		*why = "missing unit";
-		return -1;
+		return pc_error_set(err, "missing unit");
 	}
 	u = find_unit(q->units, p);
 	if (u == NULL) {
 		snprintf(unknown_unit_msg, sizeof(unknown_unit_msg),
 			 "unknown unit '%.32s' (use %s)", p, q->known);
-		*why = unknown_unit_msg;
-		return -1;
+		return pc_error_set(err, "%s", unknown_unit_msg);
 	}
 	/* frac < 10^19 and mult < 2^42: the product fits 128 bits */
 	part = frac * u->mult;
 	if (part % pow10 != 0) {
-		*why = q->not_whole;
-		return -1;
+		return pc_error_set(err, "%s", q->not_whole);
 	}
 	if (__builtin_mul_overflow(ip, u->mult, &v) ||
 	    __builtin_add_overflow(v, (uint64_t)(part / pow10), &v)) {
-		*why = "value out of range";
-		return -1;
+		return pc_error_set(err, "value out of range");
 	}
 	*out = v;
 	return 0;
 }
 
 int
-pc_parse_rate(const char *s, uint64_t *bps, const char **why)
+pc_parse_rate(const char *s, uint64_t *bps, struct pc_error *err)
 {
-	return parse_quantity(s, &rate_q, bps, why);
+	return parse_quantity(s, &rate_q, bps, err);
 }
 
 int
-pc_parse_size(const char *s, uint64_t *bytes, const char **why)
+pc_parse_size(const char *s, uint64_t *bytes, struct pc_error *err)
 {
-	return parse_quantity(s, &size_q, bytes, why);
+	return parse_quantity(s, &size_q, bytes, err);
 }
 
 int
-pc_parse_duration(const char *s, uint64_t *ns, const char **why)
+pc_parse_duration(const char *s, uint64_t *ns, struct pc_error *err)
 {
-	return parse_quantity(s, &duration_q, ns, why);
+	return parse_quantity(s, &duration_q, ns, err);
 }
 
 /*

@@ -424,36 +424,33 @@ pc_verify_free(struct pc_verify *v)
 /* Parses and verifies a note with the key: 0, or -1 with the check and reason. */
 static int
 open_note(const struct pc_verify *v, const char *note, size_t len, struct pc_checkpoint *cp,
-	  enum pc_verify_check *check, const char **why)
+	  enum pc_verify_check *check, struct pc_error *err)
 {
 	size_t body_len;
 
-	if (pc_note_verify(note, len, &v->key, &body_len, why) < 0) {
-		*check = strcmp(*why, "malformed note") == 0 ? PC_VC_CHECKPOINT : PC_VC_SIGNATURE;
+	if (pc_note_verify(note, len, &v->key, &body_len, err) < 0) {
+		*check = strcmp(err->msg, "malformed note") == 0 ? PC_VC_CHECKPOINT : PC_VC_SIGNATURE;
 		return -1;
 	}
-	if (pc_checkpoint_parse_body(note, body_len, cp, why) < 0) {
+	if (pc_checkpoint_parse_body(note, body_len, cp, err) < 0) {
 		*check = PC_VC_CHECKPOINT;
 		return -1;
 	}
 	if (strcmp(cp->origin, v->key.name) != 0) {
 		*check = PC_VC_ORIGIN;
-		*why = "the checkpoint's origin is not the verifier key's name";
-		return -1;
+		return pc_error_set(err, "the checkpoint's origin is not the verifier key's name");
 	}
 	return 0;
 }
 
 int
-pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, char *err, size_t errlen)
+pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, struct pc_error *err)
 {
 	enum pc_verify_check c;
-	const char *why;
+	struct pc_error e;
 
-	if (open_note(v, note, len, &v->trusted, &c, &why) < 0) {
-		snprintf(err, errlen, "%s: %s", pc_verify_check_name(c), why);
-		return -1;
-	}
+	if (open_note(v, note, len, &v->trusted, &c, &e) < 0)
+		return pc_error_set(err, "%s: %s", pc_verify_check_name(c), e.msg);
 	v->have_trusted = true;
 	if (v->trusted.size == 0) {
 		pc_merkle_range_root(&v->range, v->trusted_root_here);
@@ -472,17 +469,16 @@ int
 pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 {
 	enum pc_verify_check c;
-	const char *why;
+	struct pc_error why;
 
 	if (open_note(v, note, len, &v->cp, &c, &why) < 0) {
 		char origin[PC_KEY_NAME_LEN];
 		struct pc_checkpoint cp;
-		const char *w2;
 		const char *blank = memmem(note, len, "\n\n", 2);
 
 		/* name the log the checkpoint claims, so a splice is plain to see */
 		if (c != PC_VC_CHECKPOINT && blank != NULL &&
-		    pc_checkpoint_parse_body(note, (size_t)(blank - note) + 1, &cp, &w2) == 0)
+		    pc_checkpoint_parse_body(note, (size_t)(blank - note) + 1, &cp, NULL) == 0)
 			snprintf(origin, sizeof(origin), "%s", cp.origin);
 		else
 			snprintf(origin, sizeof(origin), "?");
@@ -490,7 +486,7 @@ pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 			fail(v, c, -1, NULL, "checkpoint of log '%s', the key is for '%s'", origin,
 			     v->key.name);
 		else
-			fail(v, c, -1, NULL, "checkpoint of log '%s': %s", origin, why);
+			fail(v, c, -1, NULL, "checkpoint of log '%s': %s", origin, why.msg);
 		return -1;
 	}
 	if (strncmp(v->cp.origin, ORIGIN_PREFIX, strlen(ORIGIN_PREFIX)) != 0 ||
@@ -950,7 +946,7 @@ void
 pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *stored_leaf)
 {
 	struct pc_record r;
-	const char *why;
+	struct pc_error why;
 	uint8_t h[PC_HASH_LEN];
 
 	if (!v->cp_ok || v->nrec >= v->cp.size || v->finished)
@@ -976,7 +972,7 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 		c->index = index;
 	}
 	if (pc_record_decode(rec, len, &r, &why) < 0) {
-		fail(v, PC_VC_DECODE, (int64_t)index, NULL, "record does not decode: %s", why);
+		fail(v, PC_VC_DECODE, (int64_t)index, NULL, "record does not decode: %s", why.msg);
 		v->resync = true;
 		if (index == 0)
 			fail(v, PC_VC_SEQUENCE, 0, NULL, "record 0 is not a start record");
@@ -2092,7 +2088,7 @@ load_events(struct pc_verify *v, struct lines *ls)
 
 /* Everything after the magic line up to the sum line. */
 static int
-load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
+load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
 {
 	char *s;
 	uint64_t size, n, started, stopped, npods, bytes;
@@ -2112,11 +2108,9 @@ load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
 		goto bad;
 	/* the edge must give the signed root: then it is the edge of the trusted tree */
 	pc_merkle_range_root(&r, root);
-	if (memcmp(root, v->trusted.root, PC_HASH_LEN) != 0) {
-		snprintf(err, errlen, "the saved tree edge does not hash to the root of the saved "
+	if (memcmp(root, v->trusted.root, PC_HASH_LEN) != 0)
+		return pc_error_set(err, "the saved tree edge does not hash to the root of the saved "
 			 "checkpoint");
-		return -1;
-	}
 	if (!line_is(ls, "podmap", &s))
 		goto bad;
 	bool had_podmap = strcmp(s, "-") != 0;
@@ -2151,12 +2145,11 @@ load_body(struct pc_verify *v, struct lines *ls, char *err, size_t errlen)
 	v->resumed = true;
 	return 0;
 bad:
-	snprintf(err, errlen, "malformed state at line %u after the checkpoint", ls->lineno);
-	return -1;
+	return pc_error_set(err, "malformed state at line %u after the checkpoint", ls->lineno);
 }
 
 int
-pc_verify_resume(struct pc_verify *v, const char *state, size_t len, char *err, size_t errlen)
+pc_verify_resume(struct pc_verify *v, const char *state, size_t len, struct pc_error *err)
 {
 	const char *blank = memmem(state, len, "\n\n", 2);
 	const char *magic = NULL;
@@ -2166,7 +2159,7 @@ pc_verify_resume(struct pc_verify *v, const char *state, size_t len, char *err, 
 			       strlen(STATE_MAGIC) + 1);
 	if (magic == NULL) {
 		/* the checkpoint alone: trusted, but every record is verified again */
-		if (pc_verify_trusted(v, state, len, err, errlen) < 0)
+		if (pc_verify_trusted(v, state, len, err) < 0)
 			return -1;
 		return 1;
 	}
@@ -2176,20 +2169,16 @@ pc_verify_resume(struct pc_verify *v, const char *state, size_t len, char *err, 
 	if (len < SUM_LINE_LEN || state[len - 1] != '\n' ||
 	    memcmp(state + len - SUM_LINE_LEN, SUM_TAG, strlen(SUM_TAG)) != 0 ||
 	    !pc_unhex(state + len - SUM_LINE_LEN + strlen(SUM_TAG), 2 * sizeof(want), want,
-		      sizeof(want))) {
-		snprintf(err, errlen, "the state has no checksum line at its end (truncated?)");
-		return -1;
-	}
+		      sizeof(want)))
+		return pc_error_set(err, "the state has no checksum line at its end (truncated?)");
 	crypto_generichash(sum, sizeof(sum), (const uint8_t *)state, len - SUM_LINE_LEN, NULL, 0);
-	if (sodium_memcmp(sum, want, sizeof(sum)) != 0) {
-		snprintf(err, errlen, "the state's checksum does not match its contents: it is "
+	if (sodium_memcmp(sum, want, sizeof(sum)) != 0)
+		return pc_error_set(err, "the state's checksum does not match its contents: it is "
 			 "damaged");
-		return -1;
-	}
-	if (pc_verify_trusted(v, state, (size_t)(magic - state), err, errlen) < 0)
+	if (pc_verify_trusted(v, state, (size_t)(magic - state), err) < 0)
 		return -1;
 	struct lines ls = { .p = magic + strlen(STATE_MAGIC), .end = state + len - SUM_LINE_LEN };
-	return load_body(v, &ls, err, errlen);
+	return load_body(v, &ls, err);
 }
 
 uint64_t

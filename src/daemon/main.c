@@ -442,7 +442,7 @@ static struct pc_http *
 start_http(const struct pc_config *cfg, const struct pc_signer *signer)
 {
 	static char pubkey[512];
-	char err[256];
+	struct pc_error err;
 
 	if (pc_verifier_key_format(&signer->vk, pubkey, sizeof(pubkey)) != 0)
 		return NULL;
@@ -452,9 +452,9 @@ start_http(const struct pc_config *cfg, const struct pc_signer *signer)
 		.metrics = pc_metrics_text,
 		.ctx = NULL,
 	};
-	struct pc_http *h = pc_http_start(cfg->listen, &ops, err, sizeof(err));
+	struct pc_http *h = pc_http_start(cfg->listen, &ops, &err);
 	if (h == NULL)
-		PC_LOG(ERR, "verifier endpoint on %s: %s\n", cfg->listen, err);
+		PC_LOG(ERR, "verifier endpoint on %s: %s\n", cfg->listen, err.msg);
 	else
 		PC_LOG(INFO, "verifier endpoint on %s (port %u)\n", cfg->listen, pc_http_port(h));
 	return h;

@@ -86,7 +86,6 @@ covered_until(struct pc_ledger *l)
 {
 	uint64_t size = pc_ledger_size(l);
 	struct pc_record r;
-	const char *why;
 	uint64_t end = 0;
 
 	if (size == 0)
@@ -95,7 +94,7 @@ covered_until(struct pc_ledger *l)
 	if (buf == NULL)
 		return 0;
 	long len = pc_ledger_record(l, size - 1, buf, PC_RECORD_MAX);
-	if (len > 0 && pc_record_decode(buf, (size_t)len, &r, &why) == 0) {
+	if (len > 0 && pc_record_decode(buf, (size_t)len, &r, NULL) == 0) {
 		switch (r.type) {
 		case PC_REC_WINDOW:
 		case PC_REC_GAP:
@@ -133,8 +132,10 @@ publish_checkpoint(uint64_t close_ns)
 	t = pc_stage_since(PC_STAGE_SIGN, t);
 	size_t nlen = pc_note_format(body, blen, rec.signer->vk.name, rec.signer->vk.id, sig, note,
 				     sizeof(note));
-	if (nlen == 0 || pc_ledger_publish(rec.ledger, note, nlen) != 0) {
-		PC_LOG(ERR, "checkpoint of size %lu not published\n", (unsigned long)cp.size);
+	struct pc_error perr;
+	if (nlen == 0 ? pc_error_set(&perr, "note too long") : pc_ledger_publish(rec.ledger, note, nlen, &perr)) {
+		PC_LOG(ERR, "checkpoint of size %lu not published: %s\n", (unsigned long)cp.size,
+		       perr.msg);
 		return;
 	}
 	t = pc_stage_since(PC_STAGE_PUBLISH, t);
@@ -211,8 +212,6 @@ int
 pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_signer *signer,
 		  uint64_t *covered_ns)
 {
-	char err[512];
-
 	snprintf(rec.appliance_id, sizeof(rec.appliance_id), "%s", appliance_id);
 	snprintf(rec.origin, sizeof(rec.origin), "podcap/%s", appliance_id);
 	if (strcmp(signer->vk.name, rec.origin) != 0) {
@@ -226,9 +225,10 @@ pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_si
 		PC_LOG(ERR, "cannot hash /proc/self/exe for the build id: %s\n", strerror(errno));
 		return -1;
 	}
-	rec.ledger = pc_ledger_open(ledger_dir, rec.origin, err, sizeof(err));
+	struct pc_error lerr;
+	rec.ledger = pc_ledger_open(ledger_dir, rec.origin, &lerr);
 	if (rec.ledger == NULL) {
-		PC_LOG(ERR, "ledger %s: %s\n", ledger_dir, err);
+		PC_LOG(ERR, "ledger %s: %s\n", ledger_dir, lerr.msg);
 		return -1;
 	}
 	*covered_ns = covered_until(rec.ledger);

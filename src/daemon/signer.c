@@ -62,14 +62,14 @@ check_request(const struct pc_signer_key *k, struct signer_state *st, const stru
 	      char *err, size_t errlen)
 {
 	struct pc_checkpoint cp;
-	const char *why;
+	struct pc_error why;
 
 	if (req->magic != SIGNER_MAGIC_REQ || req->len == 0 || req->len > SIGNER_BODY_MAX) {
 		snprintf(err, errlen, "malformed request");
 		return -1;
 	}
 	if (pc_checkpoint_parse_body(req->body, req->len, &cp, &why) != 0) {
-		snprintf(err, errlen, "not a checkpoint: %s", why);
+		snprintf(err, errlen, "not a checkpoint: %.200s", why.msg);
 		return -1;
 	}
 	if (strcmp(cp.origin, k->name) != 0) {
@@ -113,9 +113,11 @@ signer_main(int fd, const char *key_path)
 		send(fd, &hello, sizeof(hello), 0);
 		_exit(1);
 	}
-	k = pc_signer_key_load(key_path, hello.err, sizeof(hello.err));
+	struct pc_error kerr;
+	k = pc_signer_key_load(key_path, &kerr);
 	if (k == NULL) {
 		hello.status = -1;
+		snprintf(hello.err, sizeof(hello.err), "%.*s", (int)sizeof(hello.err) - 1, kerr.msg);
 		send(fd, &hello, sizeof(hello), 0);
 		_exit(1);
 	}

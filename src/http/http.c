@@ -43,18 +43,6 @@ struct pc_http {
 	uint16_t port;
 };
 
-static void __attribute__((format(printf, 3, 4)))
-errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- responses ---- */
 
 static enum MHD_Result
@@ -419,7 +407,7 @@ parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6)
 }
 
 struct pc_http *
-pc_http_start(const char *listen, const struct pc_http_ops *ops, char *err, size_t errlen)
+pc_http_start(const char *listen, const struct pc_http_ops *ops, struct pc_error *err)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
@@ -428,17 +416,17 @@ pc_http_start(const char *listen, const struct pc_http_ops *ops, char *err, size
 	int v6;
 
 	if (ops == NULL || ops->ledger == NULL) {
-		errf(err, errlen, "http: no ledger to serve");
+		pc_error_set(err, "http: no ledger to serve");
 		return NULL;
 	}
 	if (listen == NULL || parse_listen(listen, &ss, &v6) != 0) {
-		errf(err, errlen, "http: bad listen address \"%s\" (want 127.0.0.1:9180 or [::1]:9180)",
+		pc_error_set(err, "http: bad listen address \"%s\" (want 127.0.0.1:9180 or [::1]:9180)",
 		     listen == NULL ? "" : listen);
 		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
 	if (h == NULL) {
-		errf(err, errlen, "http: out of memory");
+		pc_error_set(err, "http: out of memory");
 		return NULL;
 	}
 	h->ledger = ops->ledger;
@@ -449,7 +437,7 @@ pc_http_start(const char *listen, const struct pc_http_ops *ops, char *err, size
 		h->pubkey = malloc(h->pubkey_len);
 		if (h->pubkey == NULL) {
 			free(h);
-			errf(err, errlen, "http: out of memory");
+			pc_error_set(err, "http: out of memory");
 			return NULL;
 		}
 		memcpy(h->pubkey, ops->pubkey, h->pubkey_len - 1);
@@ -471,7 +459,7 @@ pc_http_start(const char *listen, const struct pc_http_ops *ops, char *err, size
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 		MHD_OPTION_END);
 	if (h->d == NULL) {
-		errf(err, errlen, "http: cannot listen on %s: %s", listen,
+		pc_error_set(err, "http: cannot listen on %s: %s", listen,
 		     errno != 0 ? strerror(errno) : "libmicrohttpd failed to start");
 		free(h->pubkey);
 		free(h);

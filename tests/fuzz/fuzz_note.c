@@ -58,11 +58,12 @@ static void
 check_body(const char *data, size_t size)
 {
 	struct pc_checkpoint cp;
-	const char *why = NULL;
+	struct pc_error why;
 	char *buf;
 
+	why.msg[0] = '\0';
 	if (pc_checkpoint_parse_body(data, size, &cp, &why) != 0) {
-		if (why == NULL)
+		if (why.msg[0] == '\0')
 			abort();
 		return;
 	}
@@ -77,10 +78,11 @@ check_body(const char *data, size_t size)
 static void
 check_note(const char *data, size_t size)
 {
-	const char *why = NULL;
+	struct pc_error why;
 	size_t body_len;
 
-	if (pc_note_verify(data, size, &vk, &body_len, &why) == 0 || why == NULL)
+	why.msg[0] = '\0';
+	if (pc_note_verify(data, size, &vk, &body_len, &why) == 0 || why.msg[0] == '\0')
 		abort();
 }
 
@@ -123,7 +125,7 @@ static void
 check_signed(const char *data, size_t size)
 {
 	size_t cap = size + 1024, len, body_len;
-	const char *why;
+	struct pc_error why;
 	char *note;
 	int order;
 
@@ -155,7 +157,7 @@ check_key(const char *data, size_t size)
 {
 	struct pc_verifier_key k, again;
 	char *text, line[512];
-	const char *why;
+	struct pc_error why;
 
 	text = malloc(size + 1);
 	if (text == NULL)

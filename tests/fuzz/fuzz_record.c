@@ -19,11 +19,12 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pc_record r;
-	const char *why = NULL;
+	struct pc_error why;
 	uint8_t *buf;
 
+	why.msg[0] = '\0';
 	if (pc_record_decode(data, size, &r, &why) != 0) {
-		if (why == NULL || why[0] == '\0' || r.pods != NULL || r.links != NULL)
+		if (why.msg[0] == '\0' || r.pods != NULL || r.links != NULL)
 			abort();
 		return 0;
 	}

@@ -163,7 +163,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct input in;
 	static uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
-	char note[PC_NOTE_MAX], trusted[PC_NOTE_MAX], err[512];
+	char note[PC_NOTE_MAX], trusted[PC_NOTE_MAX];
+	struct pc_error err;
 	uint8_t flags, *altered = NULL;
 	uint64_t tsize = 0, fed;
 	size_t note_len, tlen, np, i, alter_at = 0;
@@ -183,7 +184,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (flags & F_TRUSTED) {
 		tsize = data[1] % (in.n + 1);
 		tlen = sign_checkpoint(&in, tsize, 0, trusted);
-		if (pc_verify_trusted(v, trusted, tlen, err, sizeof(err)) != 0)
+		if (pc_verify_trusted(v, trusted, tlen, &err) != 0)
 			abort();
 		if (pc_verify_trusted_size(v) != tsize)
 			abort();

@@ -200,7 +200,7 @@ publish(void)
 	pc_note_sign_body(fx->key, body, blen, sig);
 	nlen = pc_note_format(body, blen, fx->key->name, fx->key->id, sig, note, sizeof(note));
 	assert_true(nlen > 0);
-	assert_int_equal(pc_ledger_publish(fx->ledger, note, nlen), 0);
+	assert_int_equal(pc_ledger_publish(fx->ledger, note, nlen, NULL), 0);
 	fx->published = cp.size;
 }
 
@@ -221,7 +221,8 @@ static int
 setup(void **state)
 {
 	struct pc_http_ops ops;
-	char path[128], err[256];
+	char path[128];
+	struct pc_error err;
 	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 
 	(void)state;
@@ -234,9 +235,9 @@ setup(void **state)
 	if (mkdtemp(fx->dir) == NULL)
 		return -1;
 	snprintf(path, sizeof(path), "%s/ledger", fx->dir);
-	fx->ledger = pc_ledger_open(path, ORIGIN, err, sizeof(err));
+	fx->ledger = pc_ledger_open(path, ORIGIN, &err);
 	if (fx->ledger == NULL) {
-		fprintf(stderr, "ledger: %s\n", err);
+		fprintf(stderr, "ledger: %s\n", err.msg);
 		return -1;
 	}
 	fx->key = pc_signer_key_generate(ORIGIN);
@@ -250,9 +251,9 @@ setup(void **state)
 	ops.pubkey = fx->vkline;
 	ops.metrics = metrics_cb;
 	ops.ctx = fx;
-	fx->http = pc_http_start("127.0.0.1:0", &ops, err, sizeof(err));
+	fx->http = pc_http_start("127.0.0.1:0", &ops, &err);
 	if (fx->http == NULL) {
-		fprintf(stderr, "http: %s\n", err);
+		fprintf(stderr, "http: %s\n", err.msg);
 		return -1;
 	}
 	fx->port = pc_http_port(fx->http);
@@ -299,7 +300,7 @@ test_checkpoint_and_pubkey(void **state)
 	struct pc_checkpoint cp;
 	struct reply r;
 	uint8_t root[PC_HASH_LEN];
-	const char *why;
+	struct pc_error why;
 	size_t blen;
 	uint64_t i;
 
@@ -500,7 +501,7 @@ test_new_checkpoint_extends_the_old(void **state)
 	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN], r1[PC_HASH_LEN];
 	struct pc_checkpoint cp;
 	struct reply r;
-	const char *why;
+	struct pc_error why;
 	size_t blen, n;
 
 	(void)state;
@@ -740,31 +741,32 @@ test_start_errors(void **state)
 	};
 	struct pc_http_ops ops;
 	struct pc_http *h;
-	char err[256], addr[64];
+	char addr[64];
+	struct pc_error err;
 	size_t i;
 
 	(void)state;
 	memset(&ops, 0, sizeof(ops));
 	ops.ledger = fx->ledger;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		h = pc_http_start(bad[i], &ops, err, sizeof(err));
+		err.msg[0] = '\0';
+		h = pc_http_start(bad[i], &ops, &err);
 		if (h != NULL)
 			fail_msg("listened on \"%s\"", bad[i]);
-		assert_non_null(strstr(err, "bad listen address"));
+		assert_non_null(strstr(err.msg, "bad listen address"));
 	}
 	/* The port in use. */
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", (unsigned)fx->port);
-	assert_null(pc_http_start(addr, &ops, err, sizeof(err)));
-	assert_non_null(strstr(err, "cannot listen"));
+	assert_null(pc_http_start(addr, &ops, &err));
+	assert_non_null(strstr(err.msg, "cannot listen"));
 	/* IPv6 loopback, if this host has it; no pubkey and no metrics: 404s. */
-	h = pc_http_start("[::1]:0", &ops, err, sizeof(err));
+	h = pc_http_start("[::1]:0", &ops, &err);
 	if (h != NULL) {
 		assert_true(pc_http_port(h) != 0);
 		pc_http_stop(h);
 	}
 	ops.ledger = NULL;
-	assert_null(pc_http_start("127.0.0.1:0", &ops, err, sizeof(err)));
+	assert_null(pc_http_start("127.0.0.1:0", &ops, &err));
 }
 
 static void
@@ -773,12 +775,12 @@ test_no_pubkey_no_metrics(void **state)
 	struct pc_http_ops ops;
 	struct pc_http *h;
 	uint16_t saved = fx->port;
-	char err[256];
+	struct pc_error err;
 
 	(void)state;
 	memset(&ops, 0, sizeof(ops));
 	ops.ledger = fx->ledger;
-	h = pc_http_start("127.0.0.1:0", &ops, err, sizeof(err));
+	h = pc_http_start("127.0.0.1:0", &ops, &err);
 	assert_non_null(h);
 	fx->port = pc_http_port(h);
 	expect_status(get("/v1/pubkey"), 404, NULL);

@@ -96,8 +96,9 @@ test_go_example_key(void **state)
 {
 	struct pc_verifier_key vk, vk2;
 	struct pc_signer_key *k;
-	char path[256], err[512], buf[256];
-	const char *why = NULL;
+	char path[256], buf[256];
+	struct pc_error err;
+	struct pc_error why;
 
 	(void)state;
 	assert_int_equal(pc_verifier_key_parse(GO_VKEY, &vk, &why), 0);
@@ -111,7 +112,7 @@ test_go_example_key(void **state)
 	/* The secret key of the pair loads and derives that very verifier key. */
 	path_of(path, sizeof(path), "go.key");
 	write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, 0600);
-	k = pc_signer_key_load(path, err, sizeof(err));
+	k = pc_signer_key_load(path, &err);
 	assert_non_null(k);
 	pc_signer_key_public(k, &vk2);
 	assert_string_equal(vk2.name, vk.name);
@@ -120,7 +121,7 @@ test_go_example_key(void **state)
 	pc_signer_key_free(k);
 	/* Without the trailing newline too. */
 	write_file(path, GO_SKEY, strlen(GO_SKEY), 0600);
-	k = pc_signer_key_load(path, err, sizeof(err));
+	k = pc_signer_key_load(path, &err);
 	assert_non_null(k);
 	pc_signer_key_free(k);
 }
@@ -130,7 +131,8 @@ test_generate_save_load(void **state)
 {
 	struct pc_signer_key *k, *k2;
 	struct pc_verifier_key vk, vk2;
-	char path[256], pubpath[256], err[512], text[512], want[256];
+	char path[256], pubpath[256], text[512], want[256];
+	struct pc_error err;
 	uint8_t sig[64], msg[] = "window 42";
 	struct stat st;
 	size_t n;
@@ -145,7 +147,7 @@ test_generate_save_load(void **state)
 
 	path_of(path, sizeof(path), "signer.key");
 	path_of(pubpath, sizeof(pubpath), "signer.key.pub");
-	assert_int_equal(pc_signer_key_save(k, path, err, sizeof(err)), 0);
+	assert_int_equal(pc_signer_key_save(k, path, &err), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(stat(pubpath, &st), 0);
@@ -163,14 +165,14 @@ test_generate_save_load(void **state)
 	assert_memory_equal(text, want, strlen(want));
 	assert_int_equal(text[n - 1], '\n');
 
-	k2 = pc_signer_key_load(path, err, sizeof(err));
+	k2 = pc_signer_key_load(path, &err);
 	assert_non_null(k2);
 	assert_string_equal(k2->name, k->name);
 	assert_int_equal(k2->id, k->id);
 	assert_memory_equal(k2->sk, k->sk, 64);
 	assert_memory_equal(k2->pk, k->pk, 32);
 
-	assert_int_equal(pc_verifier_key_load(pubpath, &vk2, err, sizeof(err)), 0);
+	assert_int_equal(pc_verifier_key_load(pubpath, &vk2, &err), 0);
 	assert_string_equal(vk2.name, vk.name);
 	assert_int_equal(vk2.id, vk.id);
 	assert_memory_equal(vk2.pk, vk.pk, 32);
@@ -194,7 +196,8 @@ static void
 test_refuses_open_modes(void **state)
 {
 	struct pc_signer_key *k;
-	char path[256], err[512], want[512];
+	char path[256], want[PC_ERR_MSG_LEN];
+	struct pc_error err;
 	static const mode_t modes[] = { 0640, 0604, 0644, 0660, 0606, 0610, 0601 };
 	size_t i;
 
@@ -202,22 +205,22 @@ test_refuses_open_modes(void **state)
 	path_of(path, sizeof(path), "open.key");
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, modes[i]);
-		err[0] = '\0';
-		k = pc_signer_key_load(path, err, sizeof(err));
+		err.msg[0] = '\0';
+		k = pc_signer_key_load(path, &err);
 		assert_null(k);
 		snprintf(want, sizeof(want), "%s: secret key is ", path);
-		assert_memory_equal(err, want, strlen(want));
+		assert_memory_equal(err.msg, want, strlen(want));
 		snprintf(want, sizeof(want), "by group or others (mode %04o); chmod 600 it",
 			 (unsigned)modes[i]);
-		assert_non_null(strstr(err, want));
+		assert_non_null(strstr(err.msg, want));
 	}
 	write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, 0640);
-	k = pc_signer_key_load(path, err, sizeof(err));
+	k = pc_signer_key_load(path, &err);
 	assert_null(k);
-	assert_non_null(strstr(err, "readable by group or others (mode 0640)"));
+	assert_non_null(strstr(err.msg, "readable by group or others (mode 0640)"));
 	/* Owner-only modes are fine. */
 	write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, 0400);
-	k = pc_signer_key_load(path, err, sizeof(err));
+	k = pc_signer_key_load(path, &err);
 	assert_non_null(k);
 	pc_signer_key_free(k);
 }
@@ -227,7 +230,8 @@ static void
 test_links_fifos_owners(void **state)
 {
 	struct pc_signer_key *k;
-	char path[256], link[256], fifo[256], err[512];
+	char path[256], link[256], fifo[256];
+	struct pc_error err;
 
 	(void)state;
 	path_of(path, sizeof(path), "target.key");
@@ -235,29 +239,29 @@ test_links_fifos_owners(void **state)
 	write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, 0600);
 	unlink(link);
 	assert_int_equal(symlink(path, link), 0);
-	k = pc_signer_key_load(link, err, sizeof(err));
+	k = pc_signer_key_load(link, &err);
 	assert_non_null(k);
 	pc_signer_key_free(k);
 	assert_int_equal(chmod(path, 0644), 0);
-	assert_null(pc_signer_key_load(link, err, sizeof(err)));
-	assert_non_null(strstr(err, "link.key: secret key is readable by group or others (mode 0644)"));
+	assert_null(pc_signer_key_load(link, &err));
+	assert_non_null(strstr(err.msg, "link.key: secret key is readable by group or others (mode 0644)"));
 	unlink(link);
 	assert_int_equal(symlink(dir, link), 0);
-	assert_null(pc_signer_key_load(link, err, sizeof(err)));
-	assert_non_null(strstr(err, "link.key: not a regular file"));
+	assert_null(pc_signer_key_load(link, &err));
+	assert_non_null(strstr(err.msg, "link.key: not a regular file"));
 
 	/* a FIFO must be refused at once, not wait for a writer */
 	path_of(fifo, sizeof(fifo), "fifo.key");
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	assert_null(pc_signer_key_load(fifo, err, sizeof(err)));
-	assert_non_null(strstr(err, "fifo.key: not a regular file"));
+	assert_null(pc_signer_key_load(fifo, &err));
+	assert_non_null(strstr(err.msg, "fifo.key: not a regular file"));
 
 	/* someone else's file, even of mode 0600: its owner could swap the key */
 	if (geteuid() == 0) {
 		write_file(path, GO_SKEY "\n", strlen(GO_SKEY) + 1, 0600);
 		assert_int_equal(chown(path, 65534, 65534), 0);
-		assert_null(pc_signer_key_load(path, err, sizeof(err)));
-		assert_non_null(strstr(err, "target.key: secret key is owned by uid 65534, not by this user"));
+		assert_null(pc_signer_key_load(path, &err));
+		assert_non_null(strstr(err.msg, "target.key: secret key is owned by uid 65534, not by this user"));
 	}
 }
 
@@ -265,24 +269,26 @@ test_links_fifos_owners(void **state)
 static void
 test_verifier_key_as_secret(void **state)
 {
-	char path[256], err[512];
+	char path[256];
+	struct pc_error err;
 
 	(void)state;
 	path_of(path, sizeof(path), "swapped.key");
 	write_file(path, GO_VKEY "\n", strlen(GO_VKEY) + 1, 0600);
-	assert_null(pc_signer_key_load(path, err, sizeof(err)));
-	assert_non_null(strstr(err, "swapped.key: not a podcap secret key: this is a verifier key "
+	assert_null(pc_signer_key_load(path, &err));
+	assert_non_null(strstr(err.msg, "swapped.key: not a podcap secret key: this is a verifier key "
 			       "(the .pub file), give the secret key"));
 	write_file(path, "hello\n", 6, 0600);
-	assert_null(pc_signer_key_load(path, err, sizeof(err)));
-	assert_non_null(strstr(err, "does not start with PRIVATE+KEY+"));
+	assert_null(pc_signer_key_load(path, &err));
+	assert_non_null(strstr(err.msg, "does not start with PRIVATE+KEY+"));
 }
 
 static void
 test_refuses_overwrite(void **state)
 {
 	struct pc_signer_key *k, *k2;
-	char path[256], pubpath[256], err[512], before[512], after[512];
+	char path[256], pubpath[256], before[512], after[512];
+	struct pc_error err;
 	struct stat st;
 
 	(void)state;
@@ -292,24 +298,24 @@ test_refuses_overwrite(void **state)
 	assert_non_null(k2);
 	path_of(path, sizeof(path), "once.key");
 	path_of(pubpath, sizeof(pubpath), "once.key.pub");
-	assert_int_equal(pc_signer_key_save(k, path, err, sizeof(err)), 0);
+	assert_int_equal(pc_signer_key_save(k, path, &err), 0);
 	read_file(path, before, sizeof(before));
 
-	assert_int_equal(pc_signer_key_save(k2, path, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "once.key: exists; refusing to overwrite"));
+	assert_int_equal(pc_signer_key_save(k2, path, &err), -1);
+	assert_non_null(strstr(err.msg, "once.key: exists; refusing to overwrite"));
 	read_file(path, after, sizeof(after));
 	assert_string_equal(before, after);
 
 	/* A leftover FILE.pub also stops it, and FILE is not left behind. */
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(pc_signer_key_save(k2, path, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "once.key.pub: exists; refusing to overwrite"));
+	assert_int_equal(pc_signer_key_save(k2, path, &err), -1);
+	assert_non_null(strstr(err.msg, "once.key.pub: exists; refusing to overwrite"));
 	assert_int_equal(stat(path, &st), -1);
 
 	/* Nor through a dangling symlink. */
 	assert_int_equal(unlink(pubpath), 0);
 	assert_int_equal(symlink("/tmp/podcap-keys-nonexistent-target", path), 0);
-	assert_int_equal(pc_signer_key_save(k2, path, err, sizeof(err)), -1);
+	assert_int_equal(pc_signer_key_save(k2, path, &err), -1);
 	assert_int_equal(lstat("/tmp/podcap-keys-nonexistent-target", &st), -1);
 	unlink(path);
 	pc_signer_key_free(k);
@@ -342,29 +348,30 @@ test_garbage_secret_files(void **state)
 		" " GO_SKEY "\n",
 	};
 	struct pc_signer_key *k;
-	char path[256], err[512], big[4096];
+	char path[256], big[4096];
+	struct pc_error err;
 	size_t i;
 
 	(void)state;
 	path_of(path, sizeof(path), "garbage.key");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file(path, bad[i], strlen(bad[i]), 0600);
-		err[0] = '\0';
-		k = pc_signer_key_load(path, err, sizeof(err));
+		err.msg[0] = '\0';
+		k = pc_signer_key_load(path, &err);
 		if (k != NULL)
 			fail_msg("accepted garbage #%zu: %s", i, bad[i]);
-		assert_non_null(strstr(err, "garbage.key: not a podcap secret key: "));
+		assert_non_null(strstr(err.msg, "garbage.key: not a podcap secret key: "));
 	}
 	/* A NUL inside, an oversized file, a directory, a missing file. */
 	write_file(path, GO_SKEY "\0\n", strlen(GO_SKEY) + 2, 0600);
-	assert_null(pc_signer_key_load(path, err, sizeof(err)));
+	assert_null(pc_signer_key_load(path, &err));
 	memset(big, 'A', sizeof(big));
 	write_file(path, big, sizeof(big), 0600);
-	assert_null(pc_signer_key_load(path, err, sizeof(err)));
-	assert_null(pc_signer_key_load(dir, err, sizeof(err)));
+	assert_null(pc_signer_key_load(path, &err));
+	assert_null(pc_signer_key_load(dir, &err));
 	path_of(path, sizeof(path), "missing.key");
-	assert_null(pc_signer_key_load(path, err, sizeof(err)));
-	assert_non_null(strstr(err, "missing.key: "));
+	assert_null(pc_signer_key_load(path, &err));
+	assert_non_null(strstr(err.msg, "missing.key: "));
 }
 
 static void
@@ -373,7 +380,7 @@ test_verifier_key_strings(void **state)
 	struct pc_verifier_key vk, vk2;
 	struct pc_signer_key *k;
 	char buf[256], mangled[300], small[20];
-	const char *why;
+	struct pc_error why;
 	size_t i, len;
 
 	(void)state;
@@ -395,10 +402,10 @@ test_verifier_key_strings(void **state)
 	/* Another name with the same id and key: the id no longer matches. */
 	assert_int_equal(pc_verifier_key_parse(
 		"PeterNeumanm+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW", &vk2, &why), -1);
-	assert_string_equal(why, "key id does not match the name and key");
+	assert_string_equal(why.msg, "key id does not match the name and key");
 	assert_int_equal(pc_verifier_key_parse(
 		"PeterNeumann+c74f20a2+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW", &vk2, &why), -1);
-	assert_string_equal(why, "key id does not match the name and key");
+	assert_string_equal(why.msg, "key id does not match the name and key");
 	/* A different public key under the right name and id. */
 	assert_int_equal(pc_verifier_key_parse(
 		"PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TX", &vk2, &why), -1);
@@ -417,7 +424,7 @@ test_verifier_key_strings(void **state)
 	/* A byte >= 0x80 for the '/': libsodium 1.0.18 alone would decode it as '/'. */
 	assert_int_equal(pc_verifier_key_parse("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq"
 					       "\xaf" "LDE4izWy10TW", &vk2, &why), -1);
-	assert_string_equal(why, "key data is not base64 of 33 bytes");
+	assert_string_equal(why.msg, "key data is not base64 of 33 bytes");
 	assert_int_equal(pc_verifier_key_parse(GO_VKEY "\n\n", &vk2, &why), -1);
 	assert_int_equal(pc_verifier_key_parse(GO_VKEY " ", &vk2, &why), -1);
 	assert_int_equal(pc_verifier_key_parse("PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/"

@@ -111,11 +111,11 @@ ref_root(uint64_t n, uint8_t root[PC_HASH_LEN])
 static struct pc_ledger *
 open_ok(const char *dir)
 {
-	char err[512] = "";
-	struct pc_ledger *l = pc_ledger_open(dir, ORIGIN, err, sizeof(err));
+	struct pc_error err = { .msg = "" };
+	struct pc_ledger *l = pc_ledger_open(dir, ORIGIN, &err);
 
 	if (l == NULL)
-		fail_msg("open %s: %s", dir, err);
+		fail_msg("open %s: %s", dir, err.msg);
 	return l;
 }
 
@@ -272,7 +272,7 @@ publish_current(struct pc_ledger *l, const struct pc_signer_key *k)
 
 	pc_ledger_root(l, root);
 	size_t n = make_note(k, ORIGIN, pc_ledger_size(l), root, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), 0);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
 }
 
 /* ---- tests ---- */
@@ -331,7 +331,8 @@ test_append_reopen(void **state)
 static void
 test_origin_and_lock(void **state)
 {
-	char dir[512], dir2[512], err[512];
+	char dir[512], dir2[512];
+	struct pc_error err;
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
@@ -339,20 +340,20 @@ test_origin_and_lock(void **state)
 	append_gen(l, 0, 3);
 
 	/* one writer at a time */
-	assert_null(pc_ledger_open(dir, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "in use"));
+	assert_null(pc_ledger_open(dir, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "in use"));
 	/* readers do not lock */
-	struct pc_ledger *ro = pc_ledger_open_ro(dir, err, sizeof(err));
+	struct pc_ledger *ro = pc_ledger_open_ro(dir, &err);
 	assert_non_null(ro);
 	assert_true(pc_ledger_size(ro) == 3);
 	pc_ledger_close(ro);
 	pc_ledger_close(l);
 
 	/* another log's ledger is refused */
-	assert_null(pc_ledger_open(dir, "podcap/other", err, sizeof(err)));
-	assert_non_null(strstr(err, "belongs to log 'podcap/test-app'"));
-	assert_null(pc_ledger_open(dir, "bad origin", err, sizeof(err)));
-	assert_null(pc_ledger_open(dir, "", err, sizeof(err)));
+	assert_null(pc_ledger_open(dir, "podcap/other", &err));
+	assert_non_null(strstr(err.msg, "belongs to log 'podcap/test-app'"));
+	assert_null(pc_ledger_open(dir, "bad origin", &err));
+	assert_null(pc_ledger_open(dir, "", &err));
 
 	/* records without an origin file: refused, not adopted */
 	size_t n;
@@ -361,8 +362,8 @@ test_origin_and_lock(void **state)
 	assert_int_equal(mkdir(dir2, 0750), 0);
 	write_file(dir2, "records", rec, n);
 	free(rec);
-	assert_null(pc_ledger_open(dir2, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "no origin"));
+	assert_null(pc_ledger_open(dir2, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "no origin"));
 
 	l = open_ok(dir);
 	assert_contents(l, 3);
@@ -405,10 +406,10 @@ test_torn_tail_every_offset(void **state)
 		rm_rf(dir);
 
 		/* had the hashes file recorded it, the entry was durable: damage, not a tail */
-		char err[512];
+		struct pc_error err;
 		clone_with_records(src, dir, sizeof(dir), records, cut, ALL);
-		assert_null(pc_ledger_open(dir, ORIGIN, err, sizeof(err)));
-		assert_non_null(strstr(err, "record 5 is corrupt"));
+		assert_null(pc_ledger_open(dir, ORIGIN, &err));
+		assert_non_null(strstr(err.msg, "record 5 is corrupt"));
 		assert_int_equal(file_size(dir, "records"), (off_t)cut);
 		rm_rf(dir);
 	}
@@ -437,7 +438,8 @@ test_torn_tail_every_offset(void **state)
 static void
 test_corrupt_middle_refused(void **state)
 {
-	char src[512], dir[512], err[512];
+	char src[512], dir[512];
+	struct pc_error err;
 	size_t len;
 
 	(void)state;
@@ -455,12 +457,12 @@ test_corrupt_middle_refused(void **state)
 		memcpy(t, records, len);
 		t[where[k]] ^= 0x01;
 		clone_with_records(src, dir, sizeof(dir), t, len, ALL);
-		err[0] = '\0';
-		assert_null(pc_ledger_open(dir, ORIGIN, err, sizeof(err)));
-		assert_non_null(strstr(err, "record 2 is corrupt"));
+		err.msg[0] = '\0';
+		assert_null(pc_ledger_open(dir, ORIGIN, &err));
+		assert_non_null(strstr(err.msg, "record 2 is corrupt"));
 		assert_int_equal(file_size(dir, "records"), (off_t)len);
 		/* a reader still sees every entry and can judge the bytes itself */
-		struct pc_ledger *ro = pc_ledger_open_ro(dir, err, sizeof(err));
+		struct pc_ledger *ro = pc_ledger_open_ro(dir, &err);
 		assert_non_null(ro);
 		assert_true(pc_ledger_size(ro) == (k == 2 ? 2 : 6));
 		if (k == 0) {
@@ -480,8 +482,8 @@ test_corrupt_middle_refused(void **state)
 	memcpy(t, records, len);
 	memset(t + off2, 0, 4);
 	clone_with_records(src, dir, sizeof(dir), t, len, 2);
-	assert_null(pc_ledger_open(dir, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "record 2 is corrupt"));
+	assert_null(pc_ledger_open(dir, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "record 2 is corrupt"));
 	free(t);
 	free(records);
 }
@@ -489,7 +491,8 @@ test_corrupt_middle_refused(void **state)
 static void
 test_checkpoint(void **state)
 {
-	char dir[512], note[PC_NOTE_MAX], got[PC_NOTE_MAX], err[512];
+	char dir[512], note[PC_NOTE_MAX], got[PC_NOTE_MAX];
+	struct pc_error err;
 	uint8_t root[PC_HASH_LEN], bad[PC_HASH_LEN];
 	struct pc_signer_key *k = test_key();
 
@@ -503,12 +506,12 @@ test_checkpoint(void **state)
 	memcpy(bad, root, PC_HASH_LEN);
 	bad[0] ^= 1;
 	size_t n = make_note(k, ORIGIN, 10, bad, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), -1);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
 	n = make_note(k, ORIGIN, 11, root, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), -1);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
 	n = make_note(k, "podcap/other", 10, root, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), -1);
-	assert_int_equal(pc_ledger_publish(l, "podcap/test-app\n10\n", 19), -1);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
+	assert_int_equal(pc_ledger_publish(l, "podcap/test-app\n10\n", 19, NULL), -1);
 	assert_int_equal(pc_ledger_checkpoint(l, got, sizeof(got)), 0);
 	assert_int_equal(file_size(dir, "checkpoint"), -1);
 
@@ -516,11 +519,11 @@ test_checkpoint(void **state)
 	uint8_t r7[PC_HASH_LEN];
 	ref_root(7, r7);
 	n = make_note(k, ORIGIN, 7, r7, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), 0);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
 	assert_true(pc_ledger_published_size(l) == 7);
 
 	n = make_note(k, ORIGIN, 10, root, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), 0);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
 	assert_true(pc_ledger_published_size(l) == 10);
 	assert_int_equal(pc_ledger_checkpoint(l, got, sizeof(got)), (long)n);
 	assert_memory_equal(got, note, n);
@@ -531,7 +534,7 @@ test_checkpoint(void **state)
 
 	/* never back to an older checkpoint */
 	n = make_note(k, ORIGIN, 7, r7, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), -1);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
 	assert_true(pc_ledger_published_size(l) == 10);
 
 	append_gen(l, 10, 12);
@@ -554,28 +557,28 @@ test_checkpoint(void **state)
 	assert_contents(l, 11);
 	pc_ledger_close(l);
 	clone_with_records(dir, d2, sizeof(d2), records, entry_offset(9) + 3, 9);
-	assert_null(pc_ledger_open(d2, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "checkpoint covers 10 records but only 9"));
+	assert_null(pc_ledger_open(d2, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "checkpoint covers 10 records but only 9"));
 	clone_with_records(dir, d2, sizeof(d2), records, entry_offset(10), 10);
 	l = open_ok(d2);
 	assert_contents(l, 10);
 	pc_ledger_close(l);
 	/* whole entries gone that the hashes file shows were durable */
 	clone_with_records(dir, d2, sizeof(d2), records, entry_offset(10), ALL);
-	assert_null(pc_ledger_open(d2, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "record 10 is corrupt (missing from records"));
+	assert_null(pc_ledger_open(d2, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "record 10 is corrupt (missing from records"));
 	/* the last signed entry garbled: not cut as a torn tail, refused */
 	uint8_t *t = malloc(len);
 	memcpy(t, records, len);
 	t[entry_offset(9) + 8] ^= 0x10;
 	clone_with_records(dir, d2, sizeof(d2), t, entry_offset(10), 9);
-	assert_null(pc_ledger_open(d2, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "checkpoint covers 10 records but only 9"));
+	assert_null(pc_ledger_open(d2, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "checkpoint covers 10 records but only 9"));
 	assert_int_equal(file_size(d2, "records"), (off_t)entry_offset(10));
 	clone_with_records(dir, d2, sizeof(d2), t, entry_offset(10), ALL);
-	assert_null(pc_ledger_open(d2, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "record 9 is corrupt"));
-	assert_non_null(strstr(err, "covered by the signed checkpoint"));
+	assert_null(pc_ledger_open(d2, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "record 9 is corrupt"));
+	assert_non_null(strstr(err.msg, "covered by the signed checkpoint"));
 
 	/* rewritten consistently (bytes and framing hash): the root gives it away */
 	memcpy(t, records, len);
@@ -585,23 +588,24 @@ test_checkpoint(void **state)
 	t[off + 4 + 3] ^= 0x08;
 	pc_merkle_leaf_hash(t + off + 4, rlen, t + off + 4 + rlen);
 	clone_with_records(dir, d2, sizeof(d2), t, len, ALL);
-	assert_null(pc_ledger_open(d2, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "do not hash to the root of the signed checkpoint"));
+	assert_null(pc_ledger_open(d2, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "do not hash to the root of the signed checkpoint"));
 	free(t);
 	free(records);
 
 	/* a checkpoint of another log in the directory */
 	n = make_note(k, "podcap/other", 10, root, note, sizeof(note));
 	write_file(dir, "checkpoint", note, n);
-	assert_null(pc_ledger_open(dir, ORIGIN, err, sizeof(err)));
-	assert_non_null(strstr(err, "is for log 'podcap/other'"));
+	assert_null(pc_ledger_open(dir, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "is for log 'podcap/other'"));
 	pc_signer_key_free(k);
 }
 
 static void
 test_read_only(void **state)
 {
-	char dir[512], d2[512], err[512], note[PC_NOTE_MAX];
+	char dir[512], d2[512], note[PC_NOTE_MAX];
+	struct pc_error err;
 	struct pc_signer_key *k = test_key();
 	uint8_t rec[MAXREC];
 
@@ -615,7 +619,7 @@ test_read_only(void **state)
 	size_t len;
 	uint8_t *records = read_file(dir, "records", &len);
 	clone_with_records(dir, d2, sizeof(d2), records, len - 5, ALL);
-	struct pc_ledger *ro = pc_ledger_open_ro(d2, err, sizeof(err));
+	struct pc_ledger *ro = pc_ledger_open_ro(d2, &err);
 	assert_non_null(ro);
 	/* the torn tail is ignored, not repaired */
 	assert_contents(ro, 7);
@@ -623,21 +627,21 @@ test_read_only(void **state)
 	assert_true(pc_ledger_published_size(ro) == 8);
 	assert_true(pc_ledger_checkpoint(ro, note, sizeof(note)) > 0);
 	assert_int_equal(pc_ledger_append(ro, rec, gen(0, rec)), -1);
-	assert_int_equal(pc_ledger_publish(ro, note, strlen(note)), -1);
+	assert_int_equal(pc_ledger_publish(ro, note, strlen(note), NULL), -1);
 	pc_ledger_close(ro);
 
 	/* without a hashes file the leaves are computed from the records */
 	char p[512];
 	path_in(p, sizeof(p), d2, "hashes");
 	assert_int_equal(unlink(p), 0);
-	ro = pc_ledger_open_ro(d2, err, sizeof(err));
+	ro = pc_ledger_open_ro(d2, &err);
 	assert_non_null(ro);
 	assert_contents(ro, 7);
 	pc_ledger_close(ro);
 
 	/* no ledger there */
-	assert_null(pc_ledger_open_ro("/nonexistent/podcap", err, sizeof(err)));
-	assert_true(strlen(err) > 0);
+	assert_null(pc_ledger_open_ro("/nonexistent/podcap", &err));
+	assert_true(strlen(err.msg) > 0);
 	free(records);
 	pc_signer_key_free(k);
 }
@@ -712,7 +716,7 @@ reader(void *arg)
 		long nl = pc_ledger_checkpoint(r->l, note, sizeof(note));
 		if (nl > 0 && r->reads % 16 == 0) {
 			struct pc_checkpoint cp;
-			const char *why;
+			struct pc_error why;
 			const char *blank = memmem(note, (size_t)nl, "\n\n", 2);
 			uint8_t root[PC_HASH_LEN];
 

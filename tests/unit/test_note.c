@@ -61,7 +61,7 @@ sign_note(const struct pc_signer_key *k, const char *body, char *out, size_t out
 }
 
 static int
-verify(const char *note, size_t len, const char **why)
+verify(const char *note, size_t len, struct pc_error *why)
 {
 	size_t blen;
 
@@ -108,8 +108,9 @@ test_go_example(void **state)
 {
 	struct pc_verifier_key gv;
 	struct pc_signer_key *gk;
-	char dir[] = "/tmp/podcap-note-XXXXXX", path[64], err[256], out[PC_NOTE_MAX];
-	const char *why = NULL;
+	char dir[] = "/tmp/podcap-note-XXXXXX", path[64], out[PC_NOTE_MAX];
+	struct pc_error err;
+	struct pc_error why;
 	size_t blen = 0, n;
 	int fd;
 
@@ -125,7 +126,7 @@ test_go_example(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, GO_SKEY "\n", strlen(GO_SKEY) + 1), (ssize_t)strlen(GO_SKEY) + 1);
 	close(fd);
-	gk = pc_signer_key_load(path, err, sizeof(err));
+	gk = pc_signer_key_load(path, &err);
 	unlink(path);
 	rmdir(dir);
 	assert_non_null(gk);
@@ -140,7 +141,7 @@ test_round_trip(void **state)
 {
 	char note[PC_NOTE_MAX];
 	const char *body = "podcap/unit-test\n5\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n";
-	const char *why = NULL;
+	struct pc_error why;
 	size_t n, blen = 0;
 
 	(void)state;
@@ -173,7 +174,7 @@ test_tampered_body(void **state)
 {
 	char note[PC_NOTE_MAX], t[PC_NOTE_MAX];
 	const char *body = "podcap/unit-test\n17\nq83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=\n";
-	const char *why;
+	struct pc_error why;
 	size_t n, i;
 
 	(void)state;
@@ -182,16 +183,16 @@ test_tampered_body(void **state)
 	for (i = 0; i < strlen(body); i++) {
 		memcpy(t, note, n);
 		t[i] ^= 0x01;
-		why = NULL;
+		why.msg[0] = '\0';
 		assert_int_equal(verify(t, n, &why), -1);
-		assert_non_null(why);
+		assert_true(why.msg[0] != '\0');
 	}
 	/* A changed digit is a bad signature, and the message says by which key. */
 	memcpy(t, note, n);
 	t[strlen("podcap/unit-test\n")] = '8';
 	assert_int_equal(verify(t, n, &why), -1);
-	assert_non_null(strstr(why, "bad signature"));
-	assert_non_null(strstr(why, "podcap/unit-test"));
+	assert_non_null(strstr(why.msg, "bad signature"));
+	assert_non_null(strstr(why.msg, "podcap/unit-test"));
 	/* Every byte of the signature line matters too. */
 	for (i = strlen(body) + 1; i < n - 1; i++) {
 		memcpy(t, note, n);
@@ -207,7 +208,7 @@ test_wrong_key(void **state)
 	struct pc_verifier_key ov, forged;
 	char note[PC_NOTE_MAX];
 	const char *body = "hello\n";
-	const char *why;
+	struct pc_error why;
 	size_t n, blen;
 
 	(void)state;
@@ -217,7 +218,7 @@ test_wrong_key(void **state)
 	pc_signer_key_public(other, &ov);
 	n = sign_note(other, body, note, sizeof(note));
 	assert_int_equal(verify(note, n, &why), -1);
-	assert_non_null(strstr(why, "no signature by key podcap/unit-test"));
+	assert_non_null(strstr(why.msg, "no signature by key podcap/unit-test"));
 	assert_int_equal(pc_note_verify(note, n, &ov, &blen, &why), 0);
 	pc_signer_key_free(other);
 
@@ -226,12 +227,12 @@ test_wrong_key(void **state)
 	forged = vkey;
 	forged.pk[5] ^= 0x20;
 	assert_int_equal(pc_note_verify(note, n, &forged, &blen, &why), -1);
-	assert_non_null(strstr(why, "bad signature"));
+	assert_non_null(strstr(why.msg, "bad signature"));
 	/* Same key, another name. */
 	forged = vkey;
 	strcpy(forged.name, "podcap/unit-tesT");
 	assert_int_equal(pc_note_verify(note, n, &forged, &blen, &why), -1);
-	assert_non_null(strstr(why, "no signature"));
+	assert_non_null(strstr(why.msg, "no signature"));
 }
 
 static void
@@ -239,7 +240,7 @@ test_truncated_and_missing(void **state)
 {
 	char note[PC_NOTE_MAX], t[PC_NOTE_MAX];
 	const char *body = "a\nb\n";
-	const char *why;
+	struct pc_error why;
 	size_t n, cut;
 
 	(void)state;
@@ -248,7 +249,7 @@ test_truncated_and_missing(void **state)
 	memcpy(t, note, n);
 	memcpy(t + n - 5, "\n", 2);
 	assert_int_equal(verify(t, n - 4, &why), -1);
-	assert_non_null(strstr(why, "bad signature"));
+	assert_non_null(strstr(why.msg, "bad signature"));
 	/* Any other truncation of the signature line. */
 	for (cut = 1; cut < n - strlen(body) - 1; cut++) {
 		memcpy(t, note, n - cut);
@@ -257,13 +258,13 @@ test_truncated_and_missing(void **state)
 	}
 	/* Missing signature line, missing final newline, missing blank line. */
 	assert_int_equal(verify("a\nb\n\n", 5, &why), -1);
-	assert_string_equal(why, "malformed note");
+	assert_string_equal(why.msg, "malformed note");
 	assert_int_equal(verify(note, n - 1, &why), -1);
-	assert_string_equal(why, "malformed note");
+	assert_string_equal(why.msg, "malformed note");
 	memcpy(t, note, strlen(body));
 	memcpy(t + strlen(body), note + strlen(body) + 1, n - strlen(body) - 1);
 	assert_int_equal(verify(t, n - 1, &why), -1);
-	assert_string_equal(why, "malformed note");
+	assert_string_equal(why.msg, "malformed note");
 	/* A body that does not end in a newline ("b" then the blank line is gone). */
 	join(t, sizeof(t), "a\nb", note + strlen(body), (const char *)NULL);
 	assert_int_equal(verify(t, strlen(t), &why), -1);
@@ -275,7 +276,7 @@ test_other_signatures(void **state)
 {
 	char note[PC_NOTE_MAX], t[PC_NOTE_MAX], l1[256], l2[256], l3[256], l4[256];
 	const char *body = "podcap/unit-test\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n";
-	const char *why;
+	struct pc_error why;
 	size_t blen = 0, bl = strlen(body);
 
 	(void)state;
@@ -291,7 +292,7 @@ test_other_signatures(void **state)
 	/* Only the others: no signature by ours. */
 	join(t, sizeof(t), body, "\n", l1, l2, l3, (const char *)NULL);
 	assert_int_equal(verify(t, strlen(t), &why), -1);
-	assert_non_null(strstr(why, "no signature by key"));
+	assert_non_null(strstr(why.msg, "no signature by key"));
 	/* Our signature twice is fine; ours twice with one bad is not. */
 	join(t, sizeof(t), note, note + bl + 1, (const char *)NULL);
 	assert_int_equal(verify(t, strlen(t), &why), 0);
@@ -299,7 +300,7 @@ test_other_signatures(void **state)
 	l3[strlen(l3) - 4] = l3[strlen(l3) - 4] == 'A' ? 'B' : 'A';
 	join(t, sizeof(t), note, l3, (const char *)NULL);
 	assert_int_equal(verify(t, strlen(t), &why), -1);
-	assert_non_null(strstr(why, "bad signature"));
+	assert_non_null(strstr(why.msg, "bad signature"));
 }
 
 static void
@@ -307,7 +308,7 @@ test_malformed_notes(void **state)
 {
 	char note[PC_NOTE_MAX], t[PC_NOTE_MAX * 4], line[256];
 	const char *body = "x\n";
-	const char *why;
+	struct pc_error why;
 	size_t n, i;
 	static const char *const bad_lines[] = {
 		"-- podcap/unit-test AAAAAAAAAAAAAAAAAAAAAAAA\n",          /* ASCII dashes */
@@ -331,10 +332,10 @@ test_malformed_notes(void **state)
 	for (i = 0; i < sizeof(bad_lines) / sizeof(bad_lines[0]); i++) {
 		/* The bad line after a good signature still spoils the note. */
 		join(t, sizeof(t), note, bad_lines[i], (const char *)NULL);
-		why = NULL;
+		why.msg[0] = '\0';
 		if (verify(t, strlen(t), &why) != -1)
 			fail_msg("accepted bad signature line #%zu", i);
-		assert_string_equal(why, "malformed note");
+		assert_string_equal(why.msg, "malformed note");
 	}
 	/* Control characters and invalid UTF-8 anywhere. */
 	for (i = 0; i < sizeof(bad_bytes) / sizeof(bad_bytes[0]); i++) {
@@ -343,7 +344,7 @@ test_malformed_notes(void **state)
 		snprintf(b, sizeof(b), "a%sb\n", bad_bytes[i]);
 		assert_true(sign_note(key, b, t, sizeof(t)) > 0);
 		assert_int_equal(verify(t, strlen(t), &why), -1);
-		assert_string_equal(why, "malformed note");
+		assert_string_equal(why.msg, "malformed note");
 	}
 	/* An embedded NUL. */
 	memcpy(t, note, n);
@@ -358,7 +359,7 @@ test_malformed_notes(void **state)
 	assert_int_equal(verify(t, strlen(t), &why), 0);
 	strcat(t, line);
 	assert_int_equal(verify(t, strlen(t), &why), -1);
-	assert_string_equal(why, "malformed note");
+	assert_string_equal(why.msg, "malformed note");
 }
 
 /* ---- checkpoints ---- */
@@ -368,7 +369,7 @@ test_checkpoint_round_trip(void **state)
 {
 	struct pc_checkpoint cp, back;
 	char body[2048], note[PC_NOTE_MAX];
-	const char *why;
+	struct pc_error why;
 	size_t n, blen;
 	static const uint64_t sizes[] = { 0, 1, 10, 1234567, UINT64_MAX };
 	size_t i;
@@ -452,15 +453,15 @@ test_checkpoint_rejections(void **state)
 #undef R
 	struct pc_checkpoint cp;
 	char big[2048];
-	const char *why;
+	struct pc_error why;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		why = NULL;
+		why.msg[0] = '\0';
 		if (pc_checkpoint_parse_body(bad[i], strlen(bad[i]), &cp, &why) != -1)
 			fail_msg("accepted checkpoint #%zu", i);
-		assert_non_null(why);
+		assert_true(why.msg[0] != '\0');
 	}
 	snprintf(big, sizeof(big), "o\n18446744073709551615\n"
 		 "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n");

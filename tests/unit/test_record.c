@@ -172,7 +172,7 @@ test_round_trip(void **state)
 	for (int iter = 0; iter < 200; iter++) {
 		for (uint8_t type = PC_REC_START; type <= PC_REC_STOP; type++) {
 			struct pc_record r, d;
-			const char *why = NULL;
+			struct pc_error why;
 
 			rnd_record(&r, type);
 			size_t n = pc_record_encode(&r, buf, sizeof(buf));
@@ -215,22 +215,22 @@ test_every_truncation(void **state)
 	(void)state;
 	for (uint8_t type = PC_REC_START; type <= PC_REC_STOP; type++) {
 		struct pc_record r, d;
-		const char *why;
+		struct pc_error why;
 
 		rnd_record(&r, type);
 		size_t n = pc_record_encode(&r, buf, sizeof(buf));
 		assert_true(n > 0);
 		for (size_t len = 0; len < n; len++) {
-			why = NULL;
+			why.msg[0] = '\0';
 			assert_int_equal(pc_record_decode(buf, len, &d, &why), -1);
-			assert_non_null(why);
+			assert_true(why.msg[0] != '\0');
 			assert_null(d.pods);
 			assert_null(d.links);
 		}
 		/* one byte more than the record is refused as well */
 		buf[n] = (uint8_t)rnd64();
 		assert_int_equal(pc_record_decode(buf, n + 1, &d, &why), -1);
-		assert_string_equal(why, "trailing bytes after the record");
+		assert_string_equal(why.msg, "trailing bytes after the record");
 		free(r.pods);
 		free(r.links);
 	}
@@ -273,12 +273,12 @@ static void
 expect_refused(const uint8_t *rec, size_t n, const char *want)
 {
 	struct pc_record d;
-	const char *why = NULL;
+	struct pc_error why;
 
 	assert_int_equal(pc_record_decode(rec, n, &d, &why), -1);
-	assert_non_null(why);
+	assert_true(why.msg[0] != '\0');
 	if (want != NULL)
-		assert_string_equal(why, want);
+		assert_string_equal(why.msg, want);
 }
 
 static void
@@ -286,7 +286,7 @@ test_layout_and_bad_fields(void **state)
 {
 	uint8_t rec[512], t[512];
 	struct pc_record d;
-	const char *why;
+	struct pc_error why;
 
 	(void)state;
 	size_t n = sample_window(rec, sizeof(rec));
@@ -425,7 +425,7 @@ test_clock_record(void **state)
 			       .elapsed_ns = 0, .step_ns = -300000000000ll };
 	struct pc_record d;
 	struct pc_record_pod pod = { .id = "p", .uplink = "u", .cap_bps = 1, .burst_bytes = 1 };
-	const char *why;
+	struct pc_error why;
 	uint8_t out[512], t[512];
 
 	(void)state;
@@ -489,7 +489,7 @@ test_largest_record_fits(void **state)
 	struct pc_record r = { .type = PC_REC_WINDOW, .window_len_ns = 1, .window_count = 1,
 			       .npods = PC_MAX_PODS, .nlinks = PC_MAX_UPLINKS };
 	struct pc_record d;
-	const char *why;
+	struct pc_error why;
 	uint8_t *out = malloc(PC_RECORD_MAX);
 
 	(void)state;
@@ -523,7 +523,7 @@ test_random_mutations(void **state)
 	(void)state;
 	for (int iter = 0; iter < 20000; iter++) {
 		struct pc_record r, d;
-		const char *why;
+		struct pc_error why;
 
 		rnd_record(&r, (uint8_t)(PC_REC_START + rnd_below(5)));
 		size_t n = pc_record_encode(&r, rec, sizeof(rec));

@@ -14,7 +14,7 @@
 
 #include "podcap/units.h"
 
-typedef int (*parse_fn)(const char *, uint64_t *, const char **);
+typedef int (*parse_fn)(const char *, uint64_t *, struct pc_error *);
 
 struct good {
 	const char *text;
@@ -29,14 +29,14 @@ struct bad {
 static void
 check_good(parse_fn parse, const struct good *g, size_t n)
 {
-	const char *why = NULL;
+	struct pc_error why;
 	uint64_t v;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		v = 0xdeadbeef;
 		if (parse(g[i].text, &v, &why) != 0)
-			fail_msg("'%s' rejected: %s", g[i].text, why);
+			fail_msg("'%s' rejected: %s", g[i].text, why.msg);
 		if (v != g[i].value)
 			fail_msg("'%s' gave %llu, expected %llu", g[i].text,
 				 (unsigned long long)v,
@@ -47,19 +47,19 @@ check_good(parse_fn parse, const struct good *g, size_t n)
 static void
 check_bad(parse_fn parse, const struct bad *b, size_t n)
 {
-	const char *why;
+	struct pc_error why;
 	uint64_t v;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		why = NULL;
+		why.msg[0] = '\0';
 		if (parse(b[i].text, &v, &why) != -1)
 			fail_msg("'%s' accepted as %llu", b[i].text,
 				 (unsigned long long)v);
-		assert_non_null(why);
-		if (strcmp(why, b[i].why) != 0)
+		assert_true(why.msg[0] != '\0');
+		if (strcmp(why.msg, b[i].why) != 0)
 			fail_msg("'%s': got \"%s\", expected \"%s\"", b[i].text,
-				 why, b[i].why);
+				 why.msg, b[i].why);
 	}
 }
 
@@ -213,7 +213,7 @@ test_garbage(void **state)
 		{ "1sec", "unknown unit 'sec' (use ns, us, ms, s, m or h)" },
 		{ "1M", "unknown unit 'M' (use ns, us, ms, s, m or h)" },
 	};
-	const char *why = NULL;
+	struct pc_error why;
 	uint64_t v;
 
 	(void)state;
@@ -222,7 +222,7 @@ test_garbage(void **state)
 	check_bad(pc_parse_duration, durations,
 		  sizeof(durations) / sizeof(durations[0]));
 	assert_int_equal(pc_parse_rate(NULL, &v, &why), -1);
-	assert_string_equal(why, "empty value");
+	assert_string_equal(why.msg, "empty value");
 }
 
 static void
@@ -300,7 +300,7 @@ static void
 round_trip(uint64_t v)
 {
 	char buf[64];
-	const char *why;
+	struct pc_error why;
 	uint64_t back;
 
 	pc_format_rate(buf, sizeof(buf), v);

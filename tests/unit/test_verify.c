@@ -317,12 +317,11 @@ static struct pc_verify *
 verify(const struct run *o, const char *note, size_t note_len, const struct log *lg)
 {
 	struct pc_verify *v = pc_verify_new(o->vk ? o->vk : &vk_a, o->podmap);
-	char err[256];
+	struct pc_error err;
 
 	assert_non_null(v);
 	if (o->trusted != NULL)
-		assert_int_equal(pc_verify_trusted(v, o->trusted, strlen(o->trusted), err,
-						   sizeof(err)), 0);
+		assert_int_equal(pc_verify_trusted(v, o->trusted, strlen(o->trusted), &err), 0);
 	if (pc_verify_checkpoint(v, note, note_len) == 0) {
 		for (uint64_t i = 0; i < pc_verify_size(v) && i < lg->n; i++) {
 			uint8_t h[PC_HASH_LEN];
@@ -492,8 +491,8 @@ feed_ledger(struct pc_verify *v, struct pc_ledger *l, uint64_t first)
 static struct pc_verify *
 verify_dir(const char *dir, const struct pc_verifier_key *vk)
 {
-	char err[512];
-	struct pc_ledger *l = pc_ledger_open_ro(dir, err, sizeof(err));
+	struct pc_error err;
+	struct pc_ledger *l = pc_ledger_open_ro(dir, &err);
 
 	assert_non_null(l);
 	return feed_ledger(pc_verify_new(vk, NULL), l, 0);
@@ -502,14 +501,15 @@ verify_dir(const char *dir, const struct pc_verifier_key *vk)
 static void
 write_ledger(const struct log *lg, const char *dir)
 {
-	char err[512], note[PC_NOTE_MAX];
-	struct pc_ledger *l = pc_ledger_open(dir, ORIGIN, err, sizeof(err));
+	char note[PC_NOTE_MAX];
+	struct pc_error err;
+	struct pc_ledger *l = pc_ledger_open(dir, ORIGIN, &err);
 
 	assert_non_null(l);
 	for (size_t i = 0; i < lg->n; i++)
 		assert_int_equal(pc_ledger_append(l, lg->rec[i], lg->len[i]), 0);
 	size_t n = checkpoint_of(lg, lg->n, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n), 0);
+	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
 	pc_ledger_close(l);
 }
 
@@ -893,7 +893,7 @@ test_consistency_proof(void **state)
 	char note[PC_NOTE_MAX], old[PC_NOTE_MAX];
 	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
 	size_t np;
-	char err[256];
+	struct pc_error err;
 
 	(void)state;
 	build_ref(&gen_a, &lg);
@@ -902,7 +902,7 @@ test_consistency_proof(void **state)
 	assert_int_equal(pc_merkle_consistency_proof(log_leaf, &lg, 5, 13, proof, &np), 0);
 
 	struct pc_verify *v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_trusted(v, old, strlen(old), err, sizeof(err)), 0);
+	assert_int_equal(pc_verify_trusted(v, old, strlen(old), &err), 0);
 	assert_int_equal(pc_verify_checkpoint(v, note, n), 0);
 	pc_verify_consistency(v, (const uint8_t(*)[PC_HASH_LEN])proof, np);
 	for (size_t i = 0; i < lg.n; i++)
@@ -915,7 +915,7 @@ test_consistency_proof(void **state)
 	forked.rec[1][forked.len[1] - 50] ^= 1;
 	checkpoint_of(&forked, 5, old, sizeof(old));
 	v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_trusted(v, old, strlen(old), err, sizeof(err)), 0);
+	assert_int_equal(pc_verify_trusted(v, old, strlen(old), &err), 0);
 	assert_int_equal(pc_verify_checkpoint(v, note, n), 0);
 	pc_verify_consistency(v, (const uint8_t(*)[PC_HASH_LEN])proof, np);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_FORK, -1);
@@ -928,8 +928,8 @@ test_consistency_proof(void **state)
 	log_root(&lg, 5, root);
 	sign_note(key_b, ORIGIN, 5, root, bad, sizeof(bad));
 	v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_trusted(v, bad, strlen(bad), err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "signature"));
+	assert_int_equal(pc_verify_trusted(v, bad, strlen(bad), &err), -1);
+	assert_non_null(strstr(err.msg, "signature"));
 	pc_verify_free(v);
 	free_log(&forked);
 	free_log(&lg);
@@ -1480,10 +1480,10 @@ verify_resumed(const struct run *o, const char *st, size_t stlen, const char *no
 	       const struct log *lg, size_t have)
 {
 	struct pc_verify *v = pc_verify_new(o->vk ? o->vk : &vk_a, o->podmap);
-	char err[256];
+	struct pc_error err;
 
 	assert_non_null(v);
-	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 0);
+	assert_int_equal(pc_verify_resume(v, st, stlen, &err), 0);
 	if (pc_verify_checkpoint(v, note, nl) == 0)
 		for (uint64_t i = pc_verify_resume_at(v); i < pc_verify_size(v) && i < have; i++)
 			pc_verify_record(v, lg->rec[i], lg->len[i], NULL);
@@ -1600,7 +1600,8 @@ test_resume_refuses(void **state)
 {
 	struct log lg, bad;
 	struct run o = { 0 };
-	char note[PC_NOTE_MAX], err[256];
+	char note[PC_NOTE_MAX];
+	struct pc_error err;
 	size_t stlen;
 
 	(void)state;
@@ -1667,11 +1668,11 @@ test_resume_refuses(void **state)
 	memcpy(c, st, stlen);
 	c[seq - st + 12] ^= 1;
 	v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_resume(v, c, stlen, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "checksum"));
+	assert_int_equal(pc_verify_resume(v, c, stlen, &err), -1);
+	assert_non_null(strstr(err.msg, "checksum"));
 	pc_verify_free(v);
 	v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_resume(v, st, stlen - 10, err, sizeof(err)), -1);
+	assert_int_equal(pc_verify_resume(v, st, stlen - 10, &err), -1);
 	pc_verify_free(v);
 	/* resealed: the edge must still hash to the signed root */
 	const char *h = strstr(st, "\nhash ");
@@ -1680,21 +1681,21 @@ test_resume_refuses(void **state)
 	c[h - st + 6] = c[h - st + 6] == '0' ? '1' : '0';
 	reseal(c, stlen);
 	v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_resume(v, c, stlen, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "edge"));
+	assert_int_equal(pc_verify_resume(v, c, stlen, &err), -1);
+	assert_non_null(strstr(err.msg, "edge"));
 	pc_verify_free(v);
 	/* resealed: a line that does not parse */
 	memcpy(c, st, stlen);
 	c[seq - st + 1] = 'S';
 	reseal(c, stlen);
 	v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_resume(v, c, stlen, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "malformed"));
+	assert_int_equal(pc_verify_resume(v, c, stlen, &err), -1);
+	assert_non_null(strstr(err.msg, "malformed"));
 	pc_verify_free(v);
 	/* the checkpoint in it must verify with the key */
 	v = pc_verify_new(&vk_b, NULL);
-	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "signature"));
+	assert_int_equal(pc_verify_resume(v, st, stlen, &err), -1);
+	assert_non_null(strstr(err.msg, "signature"));
 	pc_verify_free(v);
 	free(c);
 
@@ -1702,12 +1703,12 @@ test_resume_refuses(void **state)
 	char old[PC_NOTE_MAX];
 	size_t ol = checkpoint_of(&lg, 4, old, sizeof(old));
 	v = pc_verify_new(&vk_a, NULL);
-	assert_int_equal(pc_verify_resume(v, old, ol, err, sizeof(err)), 1);
+	assert_int_equal(pc_verify_resume(v, old, ol, &err), 1);
 	assert_int_equal(pc_verify_resume_at(v), 0);
 	assert_int_equal(pc_verify_trusted_size(v), 4);
 	pc_verify_free(v);
 	v = pc_verify_new(&vk_a, &gen_a.cfg);
-	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 1);
+	assert_int_equal(pc_verify_resume(v, st, stlen, &err), 1);
 	assert_int_equal(pc_verify_resume_at(v), 0);
 	assert_int_equal(pc_verify_checkpoint(v, note, nl), 0);
 	for (size_t i = 0; i < lg.n; i++)
@@ -1733,15 +1734,15 @@ test_resume_refuses(void **state)
 static struct pc_verify *
 verify_dir_resumed(const char *dir, const char *st, size_t stlen, int64_t skew)
 {
-	char err[512];
+	struct pc_error err;
 	uint8_t *buf = malloc(PC_RECORD_MAX);
 	struct pc_verify *v = pc_verify_new(&vk_a, NULL);
 
-	assert_int_equal(pc_verify_resume(v, st, stlen, err, sizeof(err)), 0);
+	assert_int_equal(pc_verify_resume(v, st, stlen, &err), 0);
 	uint64_t first = pc_verify_resume_at(v);
 	struct pc_ledger *l = pc_ledger_open_ro_from(dir, first,
 						     pc_verify_resume_bytes(v) + (uint64_t)skew,
-						     err, sizeof(err));
+						     &err);
 	assert_non_null(l);
 	/* what comes before is out of reach: it is not read again */
 	assert_int_equal(pc_ledger_record(l, first - 1, buf, PC_RECORD_MAX), -1);
