@@ -37,6 +37,7 @@
 #include <sodium.h>
 
 #include "podcap/bytes.h"
+#include "podcap/fileio.h"
 #include "podcap/base64.h"
 #include "podcap/config.h"
 #include "podcap/keys.h"
@@ -303,26 +304,13 @@ read_file(const char *path, size_t *len)
 static void
 write_state(const char *path, const char *text, size_t len)
 {
-	char tmp[4096], dirbuf[4096];
+	char dirbuf[PC_PATH_LEN], basebuf[PC_PATH_LEN];
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if ((size_t)snprintf(dirbuf, sizeof(dirbuf), "%s", path) >= sizeof(dirbuf))
 		die_io("%s: path too long", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		die_io("%s: %s", tmp, strerror(errno));
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			die_io("%s: %s", tmp, strerror(errno));
-		off += (size_t)w;
-	}
-	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
-		die_io("%s: %s", path, strerror(errno));
-	snprintf(dirbuf, sizeof(dirbuf), "%s", path);
+	snprintf(basebuf, sizeof(basebuf), "%s", path);
 	int dfd = open(dirname(dirbuf), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) < 0)
+	if (dfd < 0 || pc_replace_file_at(dfd, basename(basebuf), text, len, 0644) < 0)
 		die_io("%s: %s", path, strerror(errno));
 	close(dfd);
 }
