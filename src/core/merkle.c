@@ -7,6 +7,7 @@
  * call. Proof generation walks the RFC's recursive definitions as loops,
  * collecting the sibling subtrees top-down and reversing them at the end.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -198,6 +199,26 @@ pc_merkle_consistency_proof(pc_leaf_fn leaf, void *ctx, uint64_t old_size, uint6
 	return 0;
 }
 
+/*
+ * One step of RFC 9162's proof verification (2.1.3.2 and 2.1.4.2): true
+ * when the next proof node is a left sibling (hash it before the running
+ * value), false when it is a right one; moves fn and sn up the tree.
+ */
+static bool
+proof_step(uint64_t *fn, uint64_t *sn)
+{
+	bool left = (*fn & 1) || *fn == *sn;
+
+	if (left)
+		while (!(*fn & 1) && *fn != 0) {
+			*fn >>= 1;
+			*sn >>= 1;
+		}
+	*fn >>= 1;
+	*sn >>= 1;
+	return left;
+}
+
 int
 pc_merkle_verify_inclusion(uint64_t index, uint64_t size, const uint8_t leaf_hash[PC_HASH_LEN],
 			   const uint8_t proof[][PC_HASH_LEN], size_t nproof,
@@ -216,17 +237,10 @@ pc_merkle_verify_inclusion(uint64_t index, uint64_t size, const uint8_t leaf_has
 	for (i = 0; i < nproof; i++) {
 		if (sn == 0)
 			return -1;
-		if ((fn & 1) || fn == sn) {
+		if (proof_step(&fn, &sn))
 			pc_merkle_node_hash(proof[i], r, r);
-			while (!(fn & 1) && fn != 0) {
-				fn >>= 1;
-				sn >>= 1;
-			}
-		} else {
+		else
 			pc_merkle_node_hash(r, proof[i], r);
-		}
-		fn >>= 1;
-		sn >>= 1;
 	}
 	if (sn != 0 || sodium_memcmp(r, root, PC_HASH_LEN) != 0)
 		return -1;
@@ -280,18 +294,12 @@ pc_merkle_verify_consistency(uint64_t old_size, uint64_t new_size,
 	for (i = start; i < nproof; i++) {
 		if (sn == 0)
 			return -1;
-		if ((fn & 1) || fn == sn) {
+		if (proof_step(&fn, &sn)) {
 			pc_merkle_node_hash(proof[i], fr, fr);
 			pc_merkle_node_hash(proof[i], sr, sr);
-			while (!(fn & 1) && fn != 0) {
-				fn >>= 1;
-				sn >>= 1;
-			}
 		} else {
 			pc_merkle_node_hash(sr, proof[i], sr);
 		}
-		fn >>= 1;
-		sn >>= 1;
 	}
 	if (sn != 0 || !hash_eq(fr, old_root) || !hash_eq(sr, new_root))
 		return -1;

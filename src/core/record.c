@@ -344,29 +344,40 @@ get_link_ctr(struct rd *r, struct pc_link_ctr *c)
 	}
 }
 
+/*
+ * An array's count and its zeroed storage: the count must fit in what is
+ * left of the record before anything is allocated, so a hostile count
+ * cannot make the decoder allocate more than the record could describe.
+ */
+static void *
+get_array(struct rd *r, uint32_t *n, uint32_t max, const char *too_many, size_t min_bytes,
+	  size_t elem)
+{
+	void *a;
+
+	*n = get_u32(r);
+	if (r->why != NULL || *n == 0)
+		return NULL;
+	if (*n > max) {
+		r->why = too_many;
+		return NULL;
+	}
+	if ((r->len - r->off) / min_bytes < *n) {
+		r->why = "record is truncated";
+		return NULL;
+	}
+	a = calloc(*n, elem);
+	if (a == NULL)
+		r->why = "out of memory";
+	return a;
+}
+
 static void
 get_pods(struct rd *r, struct pc_record *rec)
 {
-	rec->npods = get_u32(r);
-	if (r->why != NULL)
-		return;
-	if (rec->npods > PC_MAX_PODS) {
-		r->why = "more pods than PC_MAX_PODS";
-		return;
-	}
-	if (rec->npods == 0)
-		return;
-	/* the count must fit in what is left before anything is allocated */
-	if ((r->len - r->off) / POD_MIN_BYTES < rec->npods) {
-		r->why = "record is truncated";
-		return;
-	}
-	rec->pods = calloc(rec->npods, sizeof(*rec->pods));
-	if (rec->pods == NULL) {
-		r->why = "out of memory";
-		return;
-	}
-	for (uint32_t i = 0; i < rec->npods && r->why == NULL; i++) {
+	rec->pods = get_array(r, &rec->npods, PC_MAX_PODS, "more pods than PC_MAX_PODS",
+			      POD_MIN_BYTES, sizeof(*rec->pods));
+	for (uint32_t i = 0; rec->pods != NULL && i < rec->npods && r->why == NULL; i++) {
 		struct pc_record_pod *p = &rec->pods[i];
 
 		get_str(r, p->id, "pod id is not [A-Za-z0-9._-]{1,63}");
@@ -382,25 +393,9 @@ get_pods(struct rd *r, struct pc_record *rec)
 static void
 get_links(struct rd *r, struct pc_record *rec)
 {
-	rec->nlinks = get_u32(r);
-	if (r->why != NULL)
-		return;
-	if (rec->nlinks > PC_MAX_UPLINKS) {
-		r->why = "more links than PC_MAX_UPLINKS";
-		return;
-	}
-	if (rec->nlinks == 0)
-		return;
-	if ((r->len - r->off) / LINK_MIN_BYTES < rec->nlinks) {
-		r->why = "record is truncated";
-		return;
-	}
-	rec->links = calloc(rec->nlinks, sizeof(*rec->links));
-	if (rec->links == NULL) {
-		r->why = "out of memory";
-		return;
-	}
-	for (uint32_t i = 0; i < rec->nlinks && r->why == NULL; i++) {
+	rec->links = get_array(r, &rec->nlinks, PC_MAX_UPLINKS, "more links than PC_MAX_UPLINKS",
+			       LINK_MIN_BYTES, sizeof(*rec->links));
+	for (uint32_t i = 0; rec->links != NULL && i < rec->nlinks && r->why == NULL; i++) {
 		get_str(r, rec->links[i].name, "link name is not [A-Za-z0-9._-]{1,63}");
 		for (int d = 0; d < PC_DIR_COUNT; d++)
 			get_link_ctr(r, &rec->links[i].dir[d]);

@@ -279,26 +279,32 @@ send_proof(struct MHD_Connection *c, uint8_t proof[][PC_HASH_LEN], size_t n)
 	return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, body, len, 0);
 }
 
+typedef int (*proof_fn)(pc_leaf_fn leaf, void *ctx, uint64_t a, uint64_t b,
+			uint8_t proof[][PC_HASH_LEN], size_t *n);
+
+/* An inclusion or consistency proof between the request's two numbers. */
 static enum MHD_Result
-get_inclusion(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
+send_tree_proof(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q,
+		proof_fn make)
 {
 	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
 	size_t n;
 
-	if (pc_merkle_inclusion_proof(pc_ledger_leaf, h->ledger, q->a, q->b, proof, &n) != 0)
+	if (make(pc_ledger_leaf, h->ledger, q->a, q->b, proof, &n) != 0)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the tree");
 	return send_proof(c, proof, n);
 }
 
 static enum MHD_Result
+get_inclusion(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
+{
+	return send_tree_proof(h, c, q, pc_merkle_inclusion_proof);
+}
+
+static enum MHD_Result
 get_consistency(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
-	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
-	size_t n;
-
-	if (pc_merkle_consistency_proof(pc_ledger_leaf, h->ledger, q->a, q->b, proof, &n) != 0)
-		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the tree");
-	return send_proof(c, proof, n);
+	return send_tree_proof(h, c, q, pc_merkle_consistency_proof);
 }
 
 static enum MHD_Result (*const serve[])(struct pc_http *h, struct MHD_Connection *c,
