@@ -38,6 +38,7 @@
 
 #include "podcap/bucket.h"
 #include "podcap/classify.h"
+#include "podcap/clock.h"
 #include "podcap/config.h"
 #include "podcap/units.h"
 
@@ -443,15 +444,6 @@ setup(const struct bench *bm)
 		set_gaps(bm->offered_bps);
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * PC_NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -652,9 +644,9 @@ run_rounds(struct result *res, unsigned rounds, uint64_t calls)
 			unsigned i = (j + r) % NBENCH;
 			struct verdicts v = { 0, 0, 0 };
 			setup(&benches[i]);
-			uint64_t t0 = now_ns();
+			uint64_t t0 = pc_mono_ns();
 			sink = benches[i].run(calls, &v);
-			res[i].ns[r] = (double)(now_ns() - t0) / (double)calls;
+			res[i].ns[r] = (double)(pc_mono_ns() - t0) / (double)calls;
 			res[i].v = v;
 		}
 		for (unsigned i = 0; i < NBENCH; i++)
