@@ -36,6 +36,7 @@
 #include "ports.h"
 #include "recorder.h"
 #include "signer.h"
+#include "wallclock.h"
 #include "podcap/http.h"
 
 RTE_LOG_REGISTER_DEFAULT(podcapd_logtype, INFO);
@@ -207,93 +208,6 @@ sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 }
 
 /*
- * Windows are paced by CLOCK_MONOTONIC, so each covers `window` of real
- * time whatever the wall clock does; the wall clock only labels them (UTC
- * multiples of `window`, so a verifier can line up many appliances).
- *
- *   label of the window in progress = (sequence + shift) x window
- *   sequence = (monotonic + base) / window, base = wall - monotonic at start
- *
- * At each boundary the wall clock is compared with the label timeline. When
- * it has moved by more than the tolerance since it was last compared, the
- * wall clock stepped: forward, the labels jump (by whole windows) to catch
- * up; back, they go on as they were, since a label already published may
- * never be reused. Either way a CLOCK record says so and how much real time
- * passed (none: the windows stay contiguous), so the verifier computes the
- * envelope from real time, never from label differences.
- */
-#define CLOCK_STEP_TOLERANCE_NS (1000 * 1000 * 1000ll)
-
-struct wall_clock {
-	int64_t base;       /* wall - monotonic at start */
-	uint64_t shift;     /* windows the labels jumped forward since start */
-	int64_t skew;       /* wall - label timeline at the last comparison */
-};
-
-static void
-clock_init(struct wall_clock *c)
-{
-	uint64_t m = pc_mono_ns();
-	c->base = (int64_t)(pc_now_ns() - m);
-	c->shift = 0;
-	c->skew = 0;
-}
-
-/* The window sequence number at monotonic time m. */
-static uint64_t
-clock_sequence(const struct wall_clock *c, uint64_t m, uint64_t window_ns)
-{
-	return (uint64_t)((int64_t)m + c->base) / window_ns;
-}
-
-/* Monotonic time at which window sequence `seq` begins. */
-static uint64_t
-clock_boundary(const struct wall_clock *c, uint64_t seq, uint64_t window_ns)
-{
-	return (uint64_t)((int64_t)(seq * window_ns) - c->base);
-}
-
-static uint64_t
-clock_label(const struct wall_clock *c, uint64_t seq, uint64_t window_ns)
-{
-	return (seq + c->shift) * window_ns;
-}
-
-/*
- * At the boundary that starts window sequence `seq` (monotonic m): has the
- * wall clock stepped? Returns its step in ns (0 if none) and jumps the
- * labels forward when the wall clock is now ahead of them.
- */
-static int64_t
-clock_check(struct wall_clock *c, uint64_t seq, uint64_t m, uint64_t window_ns)
-{
-	int64_t wall = (int64_t)pc_now_ns();
-	int64_t label_now = (int64_t)m + c->base + (int64_t)(c->shift * window_ns);
-	int64_t drift = wall - label_now;
-	int64_t step = drift - c->skew;
-
-	if (step <= CLOCK_STEP_TOLERANCE_NS && step >= -CLOCK_STEP_TOLERANCE_NS)
-		return 0;
-	uint64_t wall_seq = (uint64_t)wall / window_ns;
-	if (wall > 0 && wall_seq > seq + c->shift)
-		c->shift = wall_seq - seq;
-	c->skew = wall - ((int64_t)m + c->base + (int64_t)(c->shift * window_ns));
-	return step;
-}
-
-static void
-clock_log(const struct wall_clock *c, int64_t step, uint64_t label_ns)
-{
-	char when[PC_UTC_LEN];
-
-	pc_utc_format(label_ns, when, sizeof(when));
-	PC_LOG(WARNING, "the wall clock stepped %s by %.3f s: windows go on from %s "
-	       "(labels %.3f s %s the wall clock), recorded in the ledger\n",
-	       step < 0 ? "back" : "forward", (double)(step < 0 ? -step : step) / 1e9, when,
-	       (double)(c->skew < 0 ? -c->skew : c->skew) / 1e9, c->skew < 0 ? "ahead of" : "behind");
-}
-
-/*
  * The buckets count TSC ticks, so their rate is only as right as the TSC
  * frequency they are given. DPDK 22.11 rounds its estimate to 10 MHz, which
  * can put a cap 0.25 % above what was declared. Measure it against
@@ -356,9 +270,9 @@ tsc_at(uint64_t m)
 
 /* Arms the boundary of window sequence `seq` for the workers, with `table` (a reload) or NULL. */
 static void
-arm_boundary(const struct wall_clock *c, uint64_t seq, uint64_t window_ns, struct pc_table *table)
+arm_boundary(const struct pc_wallclock *c, uint64_t seq, uint64_t window_ns, struct pc_table *table)
 {
-	pc_control_arm(seq, tsc_at(clock_boundary(c, seq, window_ns)), table);
+	pc_control_arm(seq, tsc_at(pc_wallclock_boundary(c, seq, window_ns)), table);
 }
 
 /*
@@ -369,12 +283,12 @@ arm_boundary(const struct wall_clock *c, uint64_t seq, uint64_t window_ns, struc
  * next window for this; one record covers the windows up to the new one.
  */
 static void
-close_window(struct wall_clock *clk, uint64_t *epoch, uint64_t *next, struct pc_table **pending,
+close_window(struct pc_wallclock *clk, uint64_t *epoch, uint64_t *next, struct pc_table **pending,
 	     uint64_t window_ns)
 {
 	static struct pc_window win;
 	struct pc_table *old = pc_dp.table;
-	uint64_t closed_label = clock_label(clk, *epoch, window_ns);
+	uint64_t closed_label = pc_wallclock_label(clk, *epoch, window_ns);
 	uint64_t m = pc_mono_ns();
 
 	struct pc_table *nt = pc_control_close(*epoch, window_ns, &win);
@@ -382,13 +296,14 @@ close_window(struct wall_clock *clk, uint64_t *epoch, uint64_t *next, struct pc_
 	/* the record first: with thousands of pods the lines take tens of ms */
 	pc_recorder_window(&win);
 	pc_control_print(&win);
-	int64_t step = clock_check(clk, RTE_MAX(*next, clock_sequence(clk, m, window_ns)), m, window_ns);
+	int64_t step = pc_wallclock_check(clk, RTE_MAX(*next, pc_wallclock_sequence(clk, m, window_ns)), m,
+					  window_ns, pc_now_ns());
 	if (step != 0) {
-		clock_log(clk, step, clock_label(clk, *next, window_ns));
-		pc_recorder_clock(old, clock_label(clk, *next, window_ns) / window_ns, window_ns, step);
+		pc_wallclock_log(clk, step, pc_wallclock_label(clk, *next, window_ns));
+		pc_recorder_clock(old, pc_wallclock_label(clk, *next, window_ns) / window_ns, window_ns, step);
 	}
 	if (nt != NULL) {
-		pc_recorder_reload(nt, clock_label(clk, *next, window_ns) / window_ns, window_ns);
+		pc_recorder_reload(nt, pc_wallclock_label(clk, *next, window_ns) / window_ns, window_ns);
 		pthread_mutex_lock(&pc_dp.lock);
 		nt->prev = NULL;
 		pc_table_free(old);
@@ -396,7 +311,7 @@ close_window(struct wall_clock *clk, uint64_t *epoch, uint64_t *next, struct pc_
 		*pending = NULL;
 	}
 	*epoch = *next;
-	*next = RTE_MAX(*epoch, clock_sequence(clk, pc_mono_ns(), window_ns)) + 1;
+	*next = RTE_MAX(*epoch, pc_wallclock_sequence(clk, pc_mono_ns(), window_ns)) + 1;
 	arm_boundary(clk, *next, window_ns, *pending);
 }
 
@@ -509,9 +424,10 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 		pc_table_free(t);
 		goto out_ports;
 	}
-	struct wall_clock clk;
-	clock_init(&clk);
-	uint64_t epoch = clock_sequence(&clk, pc_mono_ns(), window_ns);
+	struct pc_wallclock clk;
+	uint64_t m0 = pc_mono_ns();
+	pc_wallclock_init(&clk, m0, pc_now_ns());
+	uint64_t epoch = pc_wallclock_sequence(&clk, pc_mono_ns(), window_ns);
 	uint64_t next = epoch + 1;
 	pc_recorder_start_record(t, epoch, window_ns, covered_ns);
 	pc_dp.table = t;
@@ -535,8 +451,8 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 
 	struct pc_table *pending = NULL;
 	while (!got_stop && !signer_gone) {
-		sleep_until(clock_boundary(&clk, next, window_ns), pc_mono_ns);
-		bool due = pc_mono_ns() >= clock_boundary(&clk, next, window_ns) || pc_control_passed();
+		sleep_until(pc_wallclock_boundary(&clk, next, window_ns), pc_mono_ns);
+		bool due = pc_mono_ns() >= pc_wallclock_boundary(&clk, next, window_ns) || pc_control_passed();
 		/* a window that is due closes first: reloads in a row must not hold it open */
 		if (got_reload && !due) {
 			/* a table already pending is replaced, unless a worker has just taken it */
@@ -565,15 +481,15 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 		close_window(&clk, &epoch, &next, &pending, window_ns);
 	}
 	/* the last window is closed now, not at its end: its record says how far it got */
-	uint64_t end = RTE_MAX(epoch, clock_sequence(&clk, pc_mono_ns(), window_ns)) + 1;
+	uint64_t end = RTE_MAX(epoch, pc_wallclock_sequence(&clk, pc_mono_ns(), window_ns)) + 1;
 	pc_control_arm(end, 0, NULL);
 	pc_control_switch_stopped();
 	static struct pc_window win;
 	pc_control_close(epoch, window_ns, &win);
-	win.start_ns = clock_label(&clk, epoch, window_ns);
+	win.start_ns = pc_wallclock_label(&clk, epoch, window_ns);
 	pc_control_print(&win);
 	pc_recorder_window(&win);
-	pc_recorder_stop_record(pc_dp.table, clock_label(&clk, end, window_ns) / window_ns, window_ns);
+	pc_recorder_stop_record(pc_dp.table, pc_wallclock_label(&clk, end, window_ns) / window_ns, window_ns);
 	pc_http_stop(http);
 	status = signer_gone ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (pending != NULL)
