@@ -36,6 +36,7 @@
 #include "ports.h"
 #include "recorder.h"
 #include "signer.h"
+#include "tsc.h"
 #include "wallclock.h"
 #include "podcap/http.h"
 
@@ -207,72 +208,11 @@ sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 	}
 }
 
-/*
- * The buckets count TSC ticks, so their rate is only as right as the TSC
- * frequency they are given. DPDK 22.11 rounds its estimate to 10 MHz, which
- * can put a cap 0.25 % above what was declared. Measure it against
- * CLOCK_MONOTONIC_RAW instead, and lean to the safe side: a frequency a
- * little too high makes every cap a little lower, never higher.
- */
-#define TSC_CALIBRATION_NS (250 * 1000 * 1000ull)
-#define TSC_MARGIN_PPM 20
-
-static uint64_t
-tsc_hz(void)
-{
-	struct timespec a, b;
-	uint64_t best = 0;
-
-	for (int i = 0; i < 2; i++) {
-		clock_gettime(CLOCK_MONOTONIC_RAW, &a);
-		uint64_t c0 = rte_rdtsc_precise();
-		struct timespec nap = { .tv_sec = 0, .tv_nsec = (long)TSC_CALIBRATION_NS };
-		nanosleep(&nap, NULL);
-		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-		uint64_t c1 = rte_rdtsc_precise();
-		uint64_t ns = (uint64_t)(b.tv_sec - a.tv_sec) * PC_NS_PER_SEC +
-			      (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
-		uint64_t hz = (uint64_t)((unsigned __int128)(c1 - c0) * PC_NS_PER_SEC / ns);
-		if (hz > best)
-			best = hz;
-	}
-	best += best / 1000000 * TSC_MARGIN_PPM;
-	PC_LOG(INFO, "TSC: %lu Hz measured (+%u ppm margin), EAL estimate %lu Hz\n",
-	       (unsigned long)best, TSC_MARGIN_PPM, (unsigned long)rte_get_tsc_hz());
-	return best;
-}
-
-/*
- * The TSC at monotonic time m, from a (TSC, monotonic) pair read now: the
- * tightest of a few, so that a preemption between the reads cannot shift
- * it. Taken anew for every boundary, so the TSC and CLOCK_MONOTONIC (which
- * NTP slews) drift apart by what one window allows, not over a whole run.
- */
-static uint64_t
-tsc_at(uint64_t m)
-{
-	uint64_t tsc = 0, mono = 0, span = UINT64_MAX;
-
-	for (int i = 0; i < 4; i++) {
-		uint64_t m0 = pc_mono_ns();
-		uint64_t t = rte_rdtsc_precise();
-		uint64_t m1 = pc_mono_ns();
-		if (m1 - m0 < span) {
-			span = m1 - m0;
-			tsc = t;
-			mono = m0 + span / 2;
-		}
-	}
-	if (m <= mono)
-		return tsc;
-	return tsc + (uint64_t)((unsigned __int128)(m - mono) * pc_dp.hz / PC_NS_PER_SEC);
-}
-
 /* Arms the boundary of window sequence `seq` for the workers, with `table` (a reload) or NULL. */
 static void
 arm_boundary(const struct pc_wallclock *c, uint64_t seq, uint64_t window_ns, struct pc_table *table)
 {
-	pc_control_arm(seq, tsc_at(pc_wallclock_boundary(c, seq, window_ns)), table);
+	pc_control_arm(seq, pc_tsc_at(pc_wallclock_boundary(c, seq, window_ns), pc_dp.hz), table);
 }
 
 /*
@@ -396,7 +336,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 	unsigned nuplinks = cfg->nuplinks;
 	unsigned lcore;
 
-	pc_dp.hz = tsc_hz();
+	pc_dp.hz = pc_tsc_hz();
 	if (start_workers() != 0)
 		goto out;
 	pc_dp.pool = create_pool(cfg);
