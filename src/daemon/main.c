@@ -33,8 +33,10 @@
 #include "eal.h"
 #include "log.h"
 #include "metrics.h"
+#include "podmap.h"
 #include "ports.h"
 #include "recorder.h"
+#include "reload.h"
 #include "signer.h"
 #include "tsc.h"
 #include "wallclock.h"
@@ -72,104 +74,6 @@ usage(FILE *f)
 		"  --version            print the version\n"
 		"\n"
 		"Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next window).\n");
-}
-
-static int
-load_config(const char *path, struct pc_config *cfg)
-{
-	struct pc_error err;
-	if (pc_config_load(path, cfg, &err) != 0) {
-		pc_error_print(&err, stderr);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-check_config(const char *path, bool canonical)
-{
-	struct pc_config cfg;
-	uint8_t digest[PC_DIGEST_LEN];
-	char hex[2 * PC_DIGEST_LEN + 1];
-
-	if (load_config(path, &cfg) != 0)
-		return EXIT_USAGE;
-	pc_config_digest(&cfg, digest);
-	pc_hex(digest, sizeof(digest), hex);
-	if (canonical) {
-		size_t n = pc_config_canonical(&cfg, NULL, 0);
-		char *buf = malloc(n + 1);
-		if (buf != NULL) {
-			pc_config_canonical(&cfg, buf, n + 1);
-			fwrite(buf, 1, n, stdout);
-			free(buf);
-		}
-	}
-	printf("configuration OK\ndigest %s\n", hex);
-	pc_config_free(&cfg);
-	return EXIT_SUCCESS;
-}
-
-/* A reload may change pods and caps, not what the EAL and ports were built from. */
-static const char *
-reload_incompatible(const struct pc_config *a, const struct pc_config *b)
-{
-	if (strcmp(a->appliance_id, b->appliance_id) != 0)
-		return "appliance.id changed";
-	if (a->window_ns != b->window_ns)
-		return "window changed";
-	if (a->max_frame != b->max_frame)
-		return "max_frame changed";
-	if (a->nuplinks != b->nuplinks)
-		return "the set of uplinks changed";
-	for (unsigned u = 0; u < a->nuplinks; u++) {
-		int v = pc_config_find_uplink(b, a->uplinks[u].name);
-		if (v < 0 || (unsigned)v != u ||
-		    strcmp(a->uplinks[u].pod_port, b->uplinks[v].pod_port) != 0 ||
-		    strcmp(a->uplinks[u].fabric_port, b->uplinks[v].fabric_port) != 0)
-			return "the uplinks or their ports changed";
-	}
-	return NULL;
-}
-
-/*
- * Builds the table of a new pod map into *pending. A valid map replaces a
- * pending one, which is freed first: a table's prefix tables take over
- * 128 MiB, and room for two (in force and next) is what the pod map's
- * dpdk.memory must allow, not three.
- */
-static void
-prepare_reload(const char *path, const struct pc_table *cur, const uint16_t (*ports)[PC_DIR_COUNT],
-	       unsigned generation, struct pc_table **pending)
-{
-	struct pc_config cfg;
-	if (load_config(path, &cfg) != 0) {
-		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
-		return;
-	}
-	const char *why = reload_incompatible(&cur->cfg, &cfg);
-	if (why != NULL) {
-		PC_LOG(ERR, "reload of %s refused: %s; restart podcapd for that\n", path, why);
-		pc_config_free(&cfg);
-		return;
-	}
-	pc_table_free(*pending);
-	*pending = NULL;
-	struct pc_table *t = pc_table_create(&cfg, ports, pc_dp.nworkers, pc_dp.hz, generation);
-	pc_config_free(&cfg);
-	if (t != NULL && pc_table_link_prev(t, (struct pc_table *)(uintptr_t)cur) != 0) {
-		pc_table_free(t);
-		t = NULL;
-	}
-	if (t == NULL) {
-		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
-		return;
-	}
-	char hex[2 * PC_DIGEST_LEN + 1];
-	pc_hex(t->digest, sizeof(t->digest), hex);
-	PC_LOG(NOTICE, "reloaded %s: %u pods, digest %s, in force from the next window\n",
-	       path, t->cfg.npods, hex);
-	*pending = t;
 }
 
 /*
@@ -398,7 +302,7 @@ run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t 
 			/* a table already pending is replaced, unless a worker has just taken it */
 			if (pending == NULL || pc_control_detach(pending)) {
 				got_reload = 0;
-				prepare_reload(path, pc_dp.table, (const uint16_t (*)[PC_DIR_COUNT])ports,
+				pc_reload_prepare(path, pc_dp.table, (const uint16_t (*)[PC_DIR_COUNT])ports,
 					       generation++, &pending);
 				/* if the boundary passed meanwhile, it comes with the next one */
 				if (pending != NULL)
@@ -472,14 +376,14 @@ main(int argc, char **argv)
 		}
 	}
 	if (check != NULL)
-		return check_config(check, canonical);
+		return pc_podmap_check(check, canonical) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
 	if (config == NULL) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 
 	struct pc_config cfg;
-	if (load_config(config, &cfg) != 0)
+	if (pc_podmap_load(config, &cfg) != 0)
 		return EXIT_USAGE;
 	if (cfg.signing_key[0] == '\0' || cfg.ledger[0] == '\0') {
 		fprintf(stderr, "%s: appliance.signing_key and appliance.ledger are required: "

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdint.h>
+#include <string.h>
+
+#include "podcap/config.h"
+#include "podcap/hex.h"
+
+#include "dataplane.h"
+#include "log.h"
+#include "podmap.h"
+#include "reload.h"
+
+/* A reload may change pods and caps, not what the EAL and ports were built from. */
+const char *
+pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
+{
+	if (strcmp(a->appliance_id, b->appliance_id) != 0)
+		return "appliance.id changed";
+	if (a->window_ns != b->window_ns)
+		return "window changed";
+	if (a->max_frame != b->max_frame)
+		return "max_frame changed";
+	if (a->nuplinks != b->nuplinks)
+		return "the set of uplinks changed";
+	for (unsigned u = 0; u < a->nuplinks; u++) {
+		int v = pc_config_find_uplink(b, a->uplinks[u].name);
+		if (v < 0 || (unsigned)v != u ||
+		    strcmp(a->uplinks[u].pod_port, b->uplinks[v].pod_port) != 0 ||
+		    strcmp(a->uplinks[u].fabric_port, b->uplinks[v].fabric_port) != 0)
+			return "the uplinks or their ports changed";
+	}
+	return NULL;
+}
+
+/*
+ * The pending table is freed before the next is built: a table's prefix
+ * tables take over 128 MiB, and room for two (in force and next) is what
+ * the pod map's dpdk.memory must allow, not three.
+ */
+void
+pc_reload_prepare(const char *path, const struct pc_table *cur,
+		  const uint16_t (*ports)[PC_DIR_COUNT], unsigned generation,
+		  struct pc_table **pending)
+{
+	struct pc_config cfg;
+	if (pc_podmap_load(path, &cfg) != 0) {
+		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
+		return;
+	}
+	const char *why = pc_reload_incompatible(&cur->cfg, &cfg);
+	if (why != NULL) {
+		PC_LOG(ERR, "reload of %s refused: %s; restart podcapd for that\n", path, why);
+		pc_config_free(&cfg);
+		return;
+	}
+	pc_table_free(*pending);
+	*pending = NULL;
+	struct pc_table *t = pc_table_create(&cfg, ports, pc_dp.nworkers, pc_dp.hz, generation);
+	pc_config_free(&cfg);
+	if (t != NULL && pc_table_link_prev(t, (struct pc_table *)(uintptr_t)cur) != 0) {
+		pc_table_free(t);
+		t = NULL;
+	}
+	if (t == NULL) {
+		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
+		return;
+	}
+	char hex[2 * PC_DIGEST_LEN + 1];
+	pc_hex(t->digest, sizeof(t->digest), hex);
+	PC_LOG(NOTICE, "reloaded %s: %u pods, digest %s, in force from the next window\n",
+	       path, t->cfg.npods, hex);
+	*pending = t;
+}
