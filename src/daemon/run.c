@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include "podcap/clock.h"
+#include "podcap/error.h"
+#include "podcap/hex.h"
+#include "podcap/http.h"
+#include "podcap/units.h"
+
+#include "control.h"
+#include "dataplane.h"
+#include "log.h"
+#include "metrics.h"
+#include "ports.h"
+#include "recorder.h"
+#include "reload.h"
+#include "run.h"
+#include "signals.h"
+#include "timeline.h"
+#include "tsc.h"
+
+#define POOL_CACHE 256
+
+static struct pc_signer *signer_watched;   /* checked by the control thread while it sleeps */
+static bool signer_gone;
+
+/*
+ * Nothing may be enforced that can no longer be signed: once the signer is
+ * gone podcapd stops (last window and STOP are still logged, to be signed by
+ * the next run) and exits non-zero, and its supervisor restarts it with a
+ * fresh signer. A signer is never forked again from this process: it has
+ * parsed frames, and the key must only ever enter a process that has not.
+ */
+static bool
+signer_check(void)
+{
+	char why[64];
+
+	if (signer_gone || signer_watched == NULL || pc_signer_alive(signer_watched))
+		return signer_gone;
+	pc_signer_describe_end(signer_watched, why, sizeof(why));
+	PC_LOG(CRIT, "the signer process is lost (%s): no checkpoint can be signed any more; "
+	       "stopping, to be restarted with a new signer\n", why);
+	signer_gone = true;
+	return true;
+}
+
+/* Sleeps until `deadline_ns` on `now`'s clock, a signal or the signer's end, in short slices. */
+static void
+sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
+{
+	while (!pc_signals_stop() && !pc_signals_reload() && !signer_check()) {
+		uint64_t now = now_ns();
+		if (now >= deadline_ns)
+			return;
+		uint64_t step = RTE_MIN(deadline_ns - now, 50 * 1000 * 1000ull);
+		struct timespec ts = { .tv_sec = (time_t)(step / PC_NS_PER_SEC),
+				       .tv_nsec = (long)(step % PC_NS_PER_SEC) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int
+start_workers(void)
+{
+	unsigned lcore, n = 0;
+
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		struct pc_worker *w = pc_worker_create(n, lcore);
+		if (w == NULL) {
+			PC_LOG(ERR, "out of memory for worker %u\n", n);
+			return -1;
+		}
+		pc_dp.workers[n++] = w;
+	}
+	if (n == 0) {
+		PC_LOG(ERR, "no worker lcore: give dpdk.lcores at least two cores (e.g. 0-1)\n");
+		return -1;
+	}
+	pc_dp.nworkers = n;
+	return 0;
+}
+
+static struct rte_mempool *
+create_pool(const struct pc_config *cfg)
+{
+	unsigned n = pc_ports_mbufs(cfg) + pc_dp.nworkers * (PC_BURST + PC_TX_STAGE * PC_MAX_UPLINKS);
+	for (unsigned p = 0; p < cfg->npods; p++)
+		n += 2 * (pc_table_queue_frames(&cfg->pods[p].limits) + 1);
+	n = RTE_MIN(n, 262143u);
+	uint16_t room = (uint16_t)RTE_MAX((unsigned)RTE_MBUF_DEFAULT_BUF_SIZE,
+					  cfg->max_frame + RTE_PKTMBUF_HEADROOM);
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("pc_mbufs", n, POOL_CACHE, 0, room,
+							 (int)rte_socket_id());
+	if (mp == NULL)
+		PC_LOG(ERR, "cannot create a pool of %u mbufs of %u bytes: %s\n", n, room,
+		       rte_strerror(rte_errno));
+	return mp;
+}
+
+static struct pc_http *
+start_http(const struct pc_config *cfg, const struct pc_signer *signer)
+{
+	static char pubkey[512];
+	struct pc_error err;
+
+	if (pc_verifier_key_format(&signer->vk, pubkey, sizeof(pubkey)) != 0)
+		return NULL;
+	struct pc_http_ops ops = {
+		.ledger = pc_recorder_ledger(),
+		.pubkey = pubkey,
+		.metrics = pc_metrics_text,
+		.ctx = NULL,
+	};
+	struct pc_http *h = pc_http_start(cfg->listen, &ops, &err);
+	if (h == NULL)
+		PC_LOG(ERR, "verifier endpoint on %s: %s\n", cfg->listen, err.msg);
+	else
+		PC_LOG(INFO, "verifier endpoint on %s (port %u)\n", cfg->listen, pc_http_port(h));
+	return h;
+}
+
+/* Never record a window twice: after a restart within a window, wait for the next. */
+static void
+wait_for_uncovered(uint64_t covered_ns, uint64_t window_ns)
+{
+	if (pc_now_ns() >= covered_ns)
+		return;
+	PC_LOG(NOTICE, "the ledger already accounts for time up to %.3f s from now: "
+	       "forwarding starts with the next window\n",
+	       (double)(covered_ns - pc_now_ns()) / 1e9);
+	sleep_until(covered_ns + (window_ns - covered_ns % window_ns) % window_ns, pc_now_ns);
+}
+
+/* Puts t in force from the window in progress and starts the workers on it. */
+static void
+start_forwarding(struct pc_timeline *tl, struct pc_table *t, uint64_t window_ns,
+		 uint64_t covered_ns)
+{
+	char hex[2 * PC_DIGEST_LEN + 1];
+	unsigned lcore, i = 0;
+
+	pc_timeline_start(tl, window_ns);
+	pc_recorder_start_record(t, tl->epoch, window_ns, covered_ns);
+	pc_dp.table = t;
+	pc_timeline_arm(tl);
+	if (pc_telemetry_register() != 0)
+		PC_LOG(WARNING, "cannot register the /podcap telemetry commands\n");
+
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rte_eal_remote_launch(pc_worker_main, pc_dp.workers[i++], lcore);
+	}
+	for (i = 0; i < pc_dp.nworkers; i++)
+		while (__atomic_load_n(&pc_dp.workers[i]->loops, __ATOMIC_RELAXED) == 0)
+			rte_pause();
+
+	pc_hex(t->digest, sizeof(t->digest), hex);
+	PC_LOG(NOTICE, "forwarding: %u uplinks, %u pods, %u workers, window %lus, pod map %s\n",
+	       t->cfg.nuplinks, t->cfg.npods, pc_dp.nworkers,
+	       (unsigned long)(window_ns / PC_NS_PER_SEC), hex);
+}
+
+/* SIGHUP before the boundary is due: a new table for the armed boundary. */
+static void
+reload(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_COUNT],
+       unsigned *generation)
+{
+	/* a table already pending is replaced, unless a worker has just taken it */
+	if (tl->pending != NULL && !pc_control_detach(tl->pending))
+		return;
+	pc_signals_reload_taken();
+	pc_reload_prepare(path, pc_dp.table, ports, (*generation)++, &tl->pending);
+	/* if the boundary passed meanwhile, it comes with the next one */
+	if (tl->pending != NULL)
+		pc_control_attach(tl->pending);
+}
+
+/* The control thread's loop, until a stop is asked or the signer is lost. */
+static void
+forward(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_COUNT],
+	unsigned *generation)
+{
+	while (!pc_signals_stop() && !signer_gone) {
+		sleep_until(pc_timeline_due_ns(tl), pc_mono_ns);
+		bool due = pc_mono_ns() >= pc_timeline_due_ns(tl) || pc_control_passed();
+		/* a window that is due closes first: reloads in a row must not hold it open */
+		if (pc_signals_reload() && !due) {
+			reload(path, tl, ports, generation);
+			continue;
+		}
+		if (pc_signals_stop() || signer_gone)
+			break;
+		if (due)
+			pc_timeline_close(tl);
+	}
+}
+
+static void
+stop_forwarding(struct pc_timeline *tl)
+{
+	PC_LOG(NOTICE, "stopping\n");
+	__atomic_store_n(&pc_dp.stop, true, __ATOMIC_RELAXED);
+	rte_eal_mp_wait_lcore();
+	pc_timeline_stop(tl);
+}
+
+static void
+free_tables(struct pc_timeline *tl)
+{
+	if (tl->pending != NULL)
+		pc_table_free(tl->pending);
+	pthread_mutex_lock(&pc_dp.lock);
+	pc_table_free(pc_dp.table);
+	pc_dp.table = NULL;
+	pthread_mutex_unlock(&pc_dp.lock);
+}
+
+/*
+ * Runs t, taken over, with the verifier endpoint up, until a stop; the
+ * tables of reloads are numbered from `generation`. Returns the exit status.
+ */
+static int
+serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT],
+      unsigned generation, struct pc_signer *signer, uint64_t covered_ns)
+{
+	uint64_t window_ns = t->cfg.window_ns;
+	struct pc_timeline tl;
+
+	/* a ledger no verifier can pull is a misconfiguration: nothing crosses without it */
+	struct pc_http *http = start_http(&t->cfg, signer);
+	if (http == NULL) {
+		pc_table_free(t);
+		return EXIT_FAILURE;
+	}
+	signer_watched = signer;
+	wait_for_uncovered(covered_ns, window_ns);
+	if (pc_signals_stop() || signer_gone) {
+		pc_http_stop(http);
+		pc_table_free(t);
+		return EXIT_FAILURE;
+	}
+	start_forwarding(&tl, t, window_ns, covered_ns);
+	forward(path, &tl, ports, &generation);
+	stop_forwarding(&tl);
+	pc_http_stop(http);
+	free_tables(&tl);
+	return signer_gone ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int
+pc_run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t covered_ns)
+{
+	static uint16_t ports[PC_MAX_UPLINKS][PC_DIR_COUNT];
+	const uint16_t (*cports)[PC_DIR_COUNT] = (const uint16_t (*)[PC_DIR_COUNT])ports;
+	unsigned nuplinks = cfg->nuplinks;
+	int status = EXIT_FAILURE;
+
+	pc_dp.hz = pc_tsc_hz();
+	if (start_workers() != 0)
+		goto out;
+	pc_dp.pool = create_pool(cfg);
+	if (pc_dp.pool == NULL)
+		goto out;
+	if (pc_ports_start(cfg, pc_dp.pool, ports) != 0)
+		goto out_ports;
+	/* the table takes the pod map over: cfg is empty after this */
+	struct pc_table *t = pc_table_create(cfg, cports, pc_dp.nworkers, pc_dp.hz, 0);
+	if (t != NULL)
+		status = serve(path, t, cports, 1, signer, covered_ns);
+out_ports:
+	pc_ports_stop(nuplinks, cports);
+out:
+	for (unsigned i = 0; i < pc_dp.nworkers; i++)
+		pc_worker_free(pc_dp.workers[i]);
+	return status;
+}

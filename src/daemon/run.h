@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcapd's run, once the EAL is up: workers, mbuf pool, ports, the table
+ * of the pod map, the verifier endpoint; then the control thread's loop
+ * (window boundaries, reloads, the signer's watch) until a stop is asked
+ * or the signer is lost; then the last window and STOP.
+ */
+#ifndef PODCAPD_RUN_H
+#define PODCAPD_RUN_H
+
+#include <stdint.h>
+
+#include "podcap/config.h"
+
+#include "signer.h"
+
+/*
+ * Runs the pod map cfg, loaded from path (read again on SIGHUP). Its table
+ * takes cfg's arrays over once built; pc_config_free(cfg) is safe after
+ * either way. covered_ns: the realtime up to which the ledger already
+ * accounts for time (pc_recorder_start). Returns the exit status:
+ * EXIT_FAILURE when it could not start or the signer was lost.
+ */
+int pc_run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t covered_ns);
+
+#endif /* PODCAPD_RUN_H */
