@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -95,5 +96,36 @@ struct pc_worker *pc_worker_create(unsigned index, unsigned lcore);
 void pc_worker_free(struct pc_worker *w);
 
 extern struct pc_dataplane pc_dp;
+
+/*
+ * Called when this burst's TSC is at or past the armed boundary. Until the
+ * control thread has collected the last window and armed the next boundary
+ * the worker stays where it is, however many boundaries pass. The first
+ * worker to take a boundary seals the table that comes with it, so that all
+ * take the same one even if a reload is attached just then.
+ */
+static inline void
+pc_worker_take_boundary(struct pc_worker *w, uint64_t now)
+{
+	uint64_t epoch = __atomic_load_n(&pc_dp.switch_epoch, __ATOMIC_ACQUIRE);
+	if (epoch == w->epoch || now < __atomic_load_n(&pc_dp.switch_tsc, __ATOMIC_RELAXED))
+		return;
+	uintptr_t nt = __atomic_fetch_or(&pc_dp.switch_table, PC_SWITCH_TAKEN, __ATOMIC_ACQ_REL);
+	pc_worker_switch(w, epoch, (struct pc_table *)(nt & ~PC_SWITCH_TAKEN));
+}
+
+/*
+ * The worker's side of a window boundary, once per burst with the TSC read
+ * for that burst (the one its frames are counted and its buckets run with):
+ * one compare, and the switch at the first burst at or past the boundary.
+ * It takes the TSC rather than reading it so that it can be driven with
+ * any (tests/daemon).
+ */
+static inline void
+pc_worker_boundary(struct pc_worker *w, uint64_t now)
+{
+	if (unlikely(now >= __atomic_load_n(&pc_dp.switch_tsc, __ATOMIC_RELAXED)))
+		pc_worker_take_boundary(w, now);
+}
 
 #endif /* PODCAPD_DATAPLANE_H */

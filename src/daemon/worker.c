@@ -362,23 +362,6 @@ pc_worker_switch(struct pc_worker *w, uint64_t epoch, struct pc_table *nt)
 	__atomic_store_n(&w->acked_epoch, epoch, __ATOMIC_RELEASE);
 }
 
-/*
- * Called when this burst's TSC is at or past the armed boundary. Until the
- * control thread has collected the last window and armed the next boundary
- * the worker stays where it is, however many boundaries pass. The first
- * worker to take a boundary seals the table that comes with it, so that all
- * take the same one even if a reload is attached just then.
- */
-static void
-take_boundary(struct pc_worker *w, uint64_t now)
-{
-	uint64_t epoch = __atomic_load_n(&pc_dp.switch_epoch, __ATOMIC_ACQUIRE);
-	if (epoch == w->epoch || now < __atomic_load_n(&pc_dp.switch_tsc, __ATOMIC_RELAXED))
-		return;
-	uintptr_t nt = __atomic_fetch_or(&pc_dp.switch_table, PC_SWITCH_TAKEN, __ATOMIC_ACQ_REL);
-	pc_worker_switch(w, epoch, (struct pc_table *)(nt & ~PC_SWITCH_TAKEN));
-}
-
 int
 pc_worker_main(void *arg)
 {
@@ -391,8 +374,7 @@ pc_worker_main(void *arg)
 	while (!__atomic_load_n(&pc_dp.stop, __ATOMIC_RELAXED)) {
 		/* one time per burst: for the buckets, and for the window it is counted in */
 		uint64_t now = rte_rdtsc();
-		if (unlikely(now >= __atomic_load_n(&pc_dp.switch_tsc, __ATOMIC_RELAXED)))
-			take_boundary(w, now);
+		pc_worker_boundary(w, now);
 		const struct pc_table *t = w->table;
 
 		for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
