@@ -41,17 +41,31 @@ struct pc_tx_stage {
 	struct rte_mbuf *pkts[PC_TX_STAGE];
 };
 
+/*
+ * Who writes and who reads each field. "control" is the control thread
+ * (the main lcore), "readers" telemetry and metrics (control-plane threads
+ * that hold pc_dp.lock); "set at start" means before the worker is
+ * launched, which orders it for the worker. At stop, once the worker's
+ * lcore has returned, the control thread may finish its switch for it
+ * (pc_control_switch_stopped) and so write its private fields too.
+ */
 struct pc_worker {
-	unsigned index;
-	unsigned lcore;
+	unsigned index;                /* set at start; read-only after */
+	unsigned lcore;                /* set at start; read-only after */
+	/*
+	 * The pointers are set at start. The counters: the worker stores into
+	 * the bank it counts in (bank, below; relaxed, pc_ctr_add). The control
+	 * thread reads and zeroes the other one, under lock, only once the worker
+	 * has acknowledged the boundary that left it. Readers load both, relaxed.
+	 */
 	struct pc_bank *banks[2];
-	uint64_t acked_epoch;          /* the last switch taken: worker (release) -> control */
-	uint64_t loops;                /* written by the worker, for liveness */
+	uint64_t acked_epoch;          /* the last switch taken: worker wo (release), control ro (acquire) */
+	uint64_t loops;                /* worker wo (relaxed) every loop; control ro at start, for liveness */
 
 	/* below: private to the worker */
-	uint64_t epoch;
-	struct pc_bank *bank;
-	struct pc_table *table;
+	uint64_t epoch;                /* the window it counts in */
+	struct pc_bank *bank;          /* banks[0] or banks[1]: the one it counts in */
+	struct pc_table *table;        /* the table it enforces */
 	uint64_t next_publish;         /* tsc of the next telemetry snapshot */
 	uint32_t nactive;
 	uint32_t *active;              /* shaper indices with a backlog */
@@ -71,22 +85,37 @@ struct pc_dataplane {
 	 * one and its bank is collected: a worker never switches into a bank
 	 * that holds a window not yet recorded.
 	 */
-	uint64_t switch_tsc;
-	uint64_t switch_epoch;
+	uint64_t switch_tsc;           /* control wo (relaxed, under lock); workers ro every burst (relaxed) */
+	uint64_t switch_epoch;         /* control wo (release, under lock); workers ro past switch_tsc (acquire) */
+	/*
+	 * control: stored when arming, compare-and-swap to attach or detach a
+	 * reload (under lock); workers: fetch-or PC_SWITCH_TAKEN (acq_rel) once
+	 * per boundary, the first one seals the table; readers: ro (relaxed),
+	 * whose pointer part only changes under lock.
+	 */
 	uintptr_t switch_table;
 	/*
 	 * The bank of the window the control thread closes next, flipped when
 	 * it does (under lock); the workers count in the other one once they
-	 * have passed the armed boundary.
+	 * have passed the armed boundary. Control rw, readers ro, both under
+	 * lock; workers never read it (each follows its own bank).
 	 */
 	unsigned bank;
-	struct pc_table *table;        /* table in force, control -> workers at start, readers */
-	bool stop;
-	uint64_t hz;
-	unsigned nworkers;
-	struct pc_worker *workers[RTE_MAX_LCORE];
-	struct rte_mempool *pool;
-	/* serialises control-plane readers (telemetry, metrics) with table swaps */
+	/*
+	 * The table in force. Control wo: before the workers start, then (release,
+	 * under lock) at the close that brings a reload, once every worker has
+	 * taken it; workers ro once at start (acquire); readers ro under lock.
+	 */
+	struct pc_table *table;
+	bool stop;                     /* control wo once (relaxed); workers ro every loop (relaxed) */
+	uint64_t hz;                   /* TSC frequency: set at start, read-only after */
+	unsigned nworkers;             /* set at start, read-only after */
+	struct pc_worker *workers[RTE_MAX_LCORE]; /* set at start, read-only after */
+	struct rte_mempool *pool;      /* set at start, read-only after */
+	/*
+	 * Serialises control-plane readers (telemetry, metrics) with table
+	 * swaps and bank collection. The workers never take it.
+	 */
 	pthread_mutex_t lock;
 };
 
