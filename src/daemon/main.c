@@ -17,6 +17,7 @@
 #include <rte_eal.h>
 
 #include "podcap/config.h"
+#include "podcap/error.h"
 
 #include "eal.h"
 #include "podmap.h"
@@ -96,10 +97,11 @@ main(int argc, char **argv)
 
 	/* the key is read by the signer process only, before DPDK maps anything */
 	struct pc_signer signer;
-	char err[512];
-	int status = pc_signer_spawn(cfg.signing_key, &signer, err, sizeof(err));
+	struct pc_error err;
+	int status = pc_signer_spawn(cfg.signing_key, &signer, &err);
 	if (status != 0) {
-		fprintf(stderr, "podcapd: signing key: %s\n", err);
+		pc_error_prefix(&err, "podcapd: signing key");
+		pc_error_print(&err, stderr);
 		/* a key refused is a misconfiguration, like a bad pod map */
 		status = status == -2 ? EXIT_USAGE : EXIT_FAILURE;
 		goto out_config;

@@ -115,7 +115,8 @@ static void
 publish_checkpoint(uint64_t close_ns)
 {
 	struct pc_checkpoint cp;
-	char body[1024], note[NOTE_MAX], err[256];
+	char body[1024], note[NOTE_MAX];
+	struct pc_error err;
 	uint8_t sig[64];
 
 	memset(&cp, 0, sizeof(cp));
@@ -124,9 +125,9 @@ publish_checkpoint(uint64_t close_ns)
 	pc_ledger_root(rec.ledger, cp.root);
 	size_t blen = pc_checkpoint_body(&cp, body, sizeof(body));
 	uint64_t t = pc_mono_ns();
-	if (blen == 0 || pc_signer_sign(rec.signer, body, blen, sig, err, sizeof(err)) != 0) {
+	if (blen == 0 || pc_signer_sign(rec.signer, body, blen, sig, &err) != 0) {
 		PC_LOG(ERR, "checkpoint of size %lu not signed: %s\n", (unsigned long)cp.size,
-		       blen ? err : "too long");
+		       blen ? err.msg : "too long");
 		return;
 	}
 	t = pc_stage_since(PC_STAGE_SIGN, t);

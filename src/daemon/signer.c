@@ -15,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "podcap/error.h"
 #include "podcap/keys.h"
 #include "podcap/merkle.h"
 #include "podcap/note.h"
@@ -59,33 +60,23 @@ struct signer_state {
 
 static int
 check_request(const struct pc_signer_key *k, struct signer_state *st, const struct signer_req *req,
-	      char *err, size_t errlen)
+	      struct pc_error *err)
 {
 	struct pc_checkpoint cp;
-	struct pc_error why;
 
-	if (req->magic != SIGNER_MAGIC_REQ || req->len == 0 || req->len > SIGNER_BODY_MAX) {
-		snprintf(err, errlen, "malformed request");
-		return -1;
-	}
-	if (pc_checkpoint_parse_body(req->body, req->len, &cp, &why) != 0) {
-		snprintf(err, errlen, "not a checkpoint: %.200s", why.msg);
-		return -1;
-	}
-	if (strcmp(cp.origin, k->name) != 0) {
-		snprintf(err, errlen, "origin '%.80s' is not this key's log '%.80s'", cp.origin, k->name);
-		return -1;
-	}
-	if (st->any && cp.size < st->size) {
-		snprintf(err, errlen, "refusing to sign size %lu after size %lu: a rollback",
-			 (unsigned long)cp.size, (unsigned long)st->size);
-		return -1;
-	}
-	if (st->any && cp.size == st->size && sodium_memcmp(cp.root, st->root, PC_HASH_LEN) != 0) {
-		snprintf(err, errlen, "refusing to sign another root for size %lu: a fork",
-			 (unsigned long)cp.size);
-		return -1;
-	}
+	if (req->magic != SIGNER_MAGIC_REQ || req->len == 0 || req->len > SIGNER_BODY_MAX)
+		return pc_error_set(err, "malformed request");
+	if (pc_checkpoint_parse_body(req->body, req->len, &cp, err) != 0)
+		return pc_error_prefix(err, "not a checkpoint");
+	if (strcmp(cp.origin, k->name) != 0)
+		return pc_error_set(err, "origin '%.80s' is not this key's log '%.80s'", cp.origin,
+				    k->name);
+	if (st->any && cp.size < st->size)
+		return pc_error_set(err, "refusing to sign size %lu after size %lu: a rollback",
+				    (unsigned long)cp.size, (unsigned long)st->size);
+	if (st->any && cp.size == st->size && sodium_memcmp(cp.root, st->root, PC_HASH_LEN) != 0)
+		return pc_error_set(err, "refusing to sign another root for size %lu: a fork",
+				    (unsigned long)cp.size);
 	st->size = cp.size;
 	memcpy(st->root, cp.root, PC_HASH_LEN);
 	st->any = 1;
@@ -132,20 +123,21 @@ signer_main(int fd, const char *key_path)
 	for (;;) {
 		struct signer_req req;
 		struct signer_resp resp = { .magic = SIGNER_MAGIC_RESP };
+		struct pc_error err;
 		ssize_t n = recv(fd, &req, sizeof(req), MSG_TRUNC);
 		if (n == 0 || (n < 0 && errno != EINTR))
 			break;
 		if (n < 0)
 			continue;
-		if ((size_t)n != sizeof(req)) {
-			resp.status = -1;
-			snprintf(resp.err, sizeof(resp.err), "request of %zd bytes, expected %zu", n,
-				 sizeof(req));
-		} else if (check_request(k, &st, &req, resp.err, sizeof(resp.err)) != 0) {
-			resp.status = -1;
-		} else {
+		if ((size_t)n != sizeof(req))
+			resp.status = pc_error_set(&err, "request of %zd bytes, expected %zu", n,
+						   sizeof(req));
+		else
+			resp.status = check_request(k, &st, &req, &err);
+		if (resp.status == 0)
 			pc_note_sign_body(k, req.body, req.len, resp.sig);
-		}
+		else
+			snprintf(resp.err, sizeof(resp.err), "%.*s", (int)sizeof(resp.err) - 1, err.msg);
 		sodium_memzero(&req, sizeof(req));
 		if (send(fd, &resp, sizeof(resp), 0) != (ssize_t)sizeof(resp))
 			break;
@@ -155,21 +147,19 @@ signer_main(int fd, const char *key_path)
 }
 
 int
-pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t errlen)
+pc_signer_spawn(const char *key_path, struct pc_signer *s, struct pc_error *err)
 {
 	int sv[2];
 	struct signer_hello hello;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		return -1;
-	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return pc_error_errno(err, "socketpair");
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		pc_error_errno(err, "fork");
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
@@ -192,13 +182,13 @@ pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t err
 
 	ssize_t n = recv(s->fd, &hello, sizeof(hello), MSG_TRUNC);
 	if (n != (ssize_t)sizeof(hello) || hello.magic != SIGNER_MAGIC_HELLO) {
-		snprintf(err, errlen, "the signer did not start");
+		pc_error_set(err, "the signer did not start");
 		pc_signer_stop(s);
 		return -1;
 	}
 	if (hello.status != 0) {
 		hello.err[sizeof(hello.err) - 1] = '\0';
-		snprintf(err, errlen, "%s", hello.err);
+		pc_error_set(err, "%s", hello.err);
 		pc_signer_stop(s);
 		return -2;
 	}
@@ -207,7 +197,7 @@ pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t err
 	s->vk.id = hello.id;
 	memcpy(s->vk.pk, hello.pk, sizeof(s->vk.pk));
 	if (pc_key_id(s->vk.name, s->vk.pk) != s->vk.id) {
-		snprintf(err, errlen, "the signer sent an inconsistent key");
+		pc_error_set(err, "the signer sent an inconsistent key");
 		pc_signer_stop(s);
 		return -1;
 	}
@@ -229,24 +219,20 @@ signer_lost(struct pc_signer *s, bool silent)
 }
 
 int
-pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64], char *err,
-	       size_t errlen)
+pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64],
+	       struct pc_error *err)
 {
 	struct signer_req req = { .magic = SIGNER_MAGIC_REQ };
 	struct signer_resp resp;
 
-	if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE)) {
-		snprintf(err, errlen, "the signer is lost");
-		return -1;
-	}
-	if (s->fd < 0 || len == 0 || len > sizeof(req.body)) {
-		snprintf(err, errlen, "checkpoint of %zu bytes cannot be signed", len);
-		return -1;
-	}
+	if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
+		return pc_error_set(err, "the signer is lost");
+	if (s->fd < 0 || len == 0 || len > sizeof(req.body))
+		return pc_error_set(err, "checkpoint of %zu bytes cannot be signed", len);
 	req.len = (uint32_t)len;
 	memcpy(req.body, body, len);
 	if (send(s->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
-		snprintf(err, errlen, "signer: %s", strerror(errno));
+		pc_error_errno(err, "signer");
 		signer_lost(s, errno == EAGAIN || errno == EWOULDBLOCK);
 		return -1;
 	}
@@ -255,25 +241,22 @@ pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64
 		n = recv(s->fd, &resp, sizeof(resp), MSG_TRUNC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		snprintf(err, errlen, "signer: no answer in %d s", SIGNER_TIMEOUT_S);
+		pc_error_set(err, "signer: no answer in %d s", SIGNER_TIMEOUT_S);
 		signer_lost(s, true);
 		return -1;
 	}
 	if (n != (ssize_t)sizeof(resp) || resp.magic != SIGNER_MAGIC_RESP) {
-		snprintf(err, errlen, "signer: %s", n == 0 ? "it exited" : "bad response");
+		pc_error_set(err, "signer: %s", n == 0 ? "it exited" : "bad response");
 		signer_lost(s, n != 0);
 		return -1;
 	}
 	if (resp.status != 0) {
 		resp.err[sizeof(resp.err) - 1] = '\0';
-		snprintf(err, errlen, "signer refused: %s", resp.err);
-		return -1;
+		return pc_error_set(err, "signer refused: %s", resp.err);
 	}
 	/* check the signature before it is published, as minisign does */
-	if (crypto_sign_verify_detached(resp.sig, (const unsigned char *)body, len, s->vk.pk) != 0) {
-		snprintf(err, errlen, "signer returned a signature that does not verify");
-		return -1;
-	}
+	if (crypto_sign_verify_detached(resp.sig, (const unsigned char *)body, len, s->vk.pk) != 0)
+		return pc_error_set(err, "signer returned a signature that does not verify");
 	memcpy(sig, resp.sig, 64);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "podcap/error.h"
 #include "podcap/keys.h"
 
 struct pc_signer {
@@ -32,14 +33,14 @@ struct pc_signer {
  * the signer refused the key, with its own message (bad mode, owner,
  * unparseable key, ...) in err; -1 when it could not be started.
  */
-int pc_signer_spawn(const char *key_path, struct pc_signer *s, char *err, size_t errlen);
+int pc_signer_spawn(const char *key_path, struct pc_signer *s, struct pc_error *err);
 /*
  * Signs a checkpoint body: 0 and sig, or -1 with the refusal in err. A
  * signer that has exited, or does not answer within 10 s, is killed and
  * marked lost.
  */
 int pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64],
-		   char *err, size_t errlen);
+		   struct pc_error *err);
 /*
  * Whether the signer is still there (reaps it when it died). Once it is
  * lost nothing can be signed any more: podcapd stops, and its restart forks
