@@ -10,6 +10,7 @@
 
 #include <rte_common.h>
 
+#include "podcap/clock.h"
 #include "podcap/units.h"
 
 #include "control.h"

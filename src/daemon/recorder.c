@@ -11,6 +11,7 @@
 
 #include <sodium.h>
 
+#include "podcap/clock.h"
 #include "podcap/note.h"
 #include "podcap/units.h"
 
