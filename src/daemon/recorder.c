@@ -407,7 +407,7 @@ pc_recorder_window(const struct pc_window *w)
 		/* a record of several windows lost is as many windows missing */
 		rec.lost_count += w->count;
 		pthread_mutex_lock(&rec.lock);
-		rec.st.lost_windows++;
+		rec.st.lost_windows += w->count;
 		pthread_mutex_unlock(&rec.lock);
 	}
 }
