@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verifier's shared state. Internal to src/core/verify*.c, one file a
+ * concern of docs/log-format.md, "Verifying":
+ *
+ *	verify.c           the checks
+ *	verify_report.c    the text and JSON reports, and the number forms they use
+ *
+ * Names here begin with pcv_: they link across those files and are no part
+ * of include/podcap/verify.h.
+ */
+#ifndef PODCAP_VERIFY_IMPL_H
+#define PODCAP_VERIFY_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "podcap/id.h"
+#include "podcap/merkle.h"
+#include "podcap/note.h"
+#include "podcap/record.h"
+#include "podcap/units.h"
+#include "podcap/verify.h"
+
+#define NS ((uint64_t)PC_NS_PER_SEC)
+
+typedef __int128 i128;
+typedef unsigned __int128 u128;
+
+/* Envelope sums saturate here: far beyond any real value, far below overflow. */
+#define SAT ((i128)1 << 125)
+
+/* The limits of one pod as a START or RELOAD record declares them. */
+struct podlim {
+	char id[PC_ID_LEN];
+	char uplink[PC_ID_LEN];
+	uint64_t cap_bps;
+	uint64_t burst_bytes;
+	uint8_t mode;
+};
+
+/*
+ * Envelope of one pod and direction over a run of windows with the same
+ * limits. `excess` is the largest 8e9 x bytes - cap x ns over the windows
+ * ending at the last one (Kadane's form of "prefix sum minus the smallest
+ * earlier prefix"), so the worst interval of a run is found in one pass.
+ */
+struct env {
+	bool active;
+	uint64_t cap_bps, burst_bytes;
+	i128 excess;
+	uint64_t last_end_ns;
+	uint64_t last_real_end_ns;  /* the same in real time: labels less the time clock steps skipped */
+	uint64_t seg_start_ns;
+	u128 seg_bytes;
+	uint64_t over_windows;     /* windows at which some interval broke the envelope */
+	bool viol;
+	i128 worst;
+	uint64_t w_start_ns, w_end_ns, w_window_ns, w_record;
+	u128 w_bytes;
+};
+
+struct podsum {
+	char id[PC_ID_LEN];
+	struct pc_verify_totals t[PC_DIR_COUNT];
+	struct env env[PC_DIR_COUNT];
+	uint64_t stamp;            /* last START/RELOAD that listed it: finds duplicates */
+};
+
+struct linksum {
+	char name[PC_ID_LEN];
+	u128 frames[PC_DIR_COUNT][PC_LINK_DROP_COUNT];
+	u128 bytes[PC_DIR_COUNT][PC_LINK_DROP_COUNT];
+};
+
+/* Open addressing from an id's hash to its index in pods or links. */
+struct slot {
+	uint32_t val;              /* index + 1; 0 when empty */
+	uint64_t h;
+};
+
+struct idmap {
+	struct slot *slots;
+	uint32_t cap;              /* power of two */
+	uint32_t n;
+};
+
+/* A record whose bytes differ from the leaf hash the source stores beside it. */
+struct changed {
+	uint64_t index;
+	uint8_t type;
+	uint64_t window_start_ns;
+};
+
+struct pc_verify {
+	struct pc_verifier_key key;
+	const struct pc_config *podmap;
+	uint8_t podmap_digest[PC_DIGEST_LEN];
+
+	/* the checkpoint under verification */
+	bool cp_ok;
+	struct pc_checkpoint cp;
+	char note[PC_NOTE_MAX + 1];
+	size_t note_len;
+	char appliance[PC_ID_LEN];
+
+	/* the last trusted checkpoint */
+	bool have_trusted;
+	struct pc_checkpoint trusted;
+	bool trusted_root_seen;
+	uint8_t trusted_root_here[PC_HASH_LEN];
+	bool resumed;                    /* records [0, trusted.size) were verified before */
+
+	/* the tree */
+	uint64_t nrec;
+	uint64_t rec_bytes;              /* the records' lengths added up: where the next starts */
+	struct pc_merkle_range range;
+	struct pc_merkle_range stored;   /* over the source's stored leaf hashes */
+	bool stored_all;
+	struct changed *changed;
+	size_t nchanged;
+
+	/* the sequence */
+	bool started, stopped, resync;
+	uint64_t cursor_ns;              /* end of the last window accounted for */
+	uint64_t skipped_ns;             /* label time that clock records say did not elapse */
+	uint64_t window_ns;
+	uint8_t digest[PC_DIGEST_LEN];
+	uint64_t inforce_record;
+	struct podlim *inforce;
+	uint32_t *inforce_sum;
+	uint32_t ninforce;
+	bool podmap_reported;
+	uint64_t nwindows;
+
+	/* summaries */
+	struct podsum *pods;
+	uint32_t npods, cap_pods;
+	struct idmap podmap_ix;
+	struct linksum *links;
+	uint32_t nlinks, cap_links;
+	struct idmap linkmap_ix;
+
+	/* findings */
+	struct pc_verify_failure *fails;
+	uint64_t nfails;
+	struct pc_verify_event *events;
+	uint64_t nevents;
+	struct pc_verify_event discard;  /* events past the ones kept */
+	bool finished;
+};
+
+/* ---- number forms (verify_report.c), in the report, the messages and the state ---- */
+
+/* Decimal, as no printf conversion writes 128 bits. */
+void pcv_format_u128(u128 x, char *buf, size_t len);
+void pcv_print_u128(FILE *f, u128 x);
+/* Seconds with every significant digit: "60s", "1.25s", "0.000001s". */
+void pcv_format_duration(uint64_t ns, char *buf, size_t len);
+
+#endif /* PODCAP_VERIFY_IMPL_H */

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verifier's report (docs/log-format.md, "podcap-verify"): per pod and
+ * direction, per link, the events, the failures and the result line, as
+ * text for people or as one JSON object for programs. Both are fully
+ * determined by the log: no clock, no locale.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "podcap/clock.h"
+#include "podcap/hex.h"
+#include "podcap/record.h"
+#include "podcap/verify.h"
+
+#include "verify_impl.h"
+
+/* ---- number forms ---- */
+
+void
+pcv_format_u128(u128 v, char *buf, size_t len)
+{
+	char tmp[48];
+	int i = (int)sizeof(tmp) - 1;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v != 0 && i > 0);
+	snprintf(buf, len, "%s", tmp + i);
+}
+
+void
+pcv_print_u128(FILE *f, u128 x)
+{
+	char b[48];
+
+	pcv_format_u128(x, b, sizeof(b));
+	fputs(b, f);
+}
+
+/*
+ * Not pc_format_duration: the pod map's form picks the largest unit that
+ * divides the value ("1250ms"), a report keeps to seconds ("1.25s") so that
+ * times in it compare at a glance.
+ */
+void
+pcv_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	if (ns % NS == 0) {
+		snprintf(buf, len, "%" PRIu64 "s", ns / NS);
+		return;
+	}
+	char f[16];
+	snprintf(f, sizeof(f), "%09" PRIu64, ns % NS);
+	for (int i = 8; i > 0 && f[i] == '0'; i--)
+		f[i] = '\0';
+	snprintf(buf, len, "%" PRIu64 ".%ss", ns / NS, f);
+}
+
+/* ---- the report ---- */
+
+static void
+root_hex(const struct pc_verify *v, char out[2 * PC_HASH_LEN + 1])
+{
+	pc_hex(v->cp.root, PC_HASH_LEN, out);
+}
+
+static void
+format_share(uint64_t permille, char *buf, size_t len)
+{
+	if (permille == UINT64_MAX)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%%", permille / 10, permille % 10);
+}
+
+static void
+format_failure(const struct pc_verify_failure *f, char *buf, size_t len)
+{
+	char t[40];
+
+	if (f->record < 0) {
+		snprintf(buf, len, "%s: %s", pc_verify_check_name(f->check), f->msg);
+	} else if (f->type == 0) {
+		snprintf(buf, len, "%s: record %" PRId64 ": %s", pc_verify_check_name(f->check),
+			 f->record, f->msg);
+	} else {
+		pc_utc_format(f->window_start_ns, t, sizeof(t));
+		snprintf(buf, len, "%s: record %" PRId64 " (%s, %s): %s",
+			 pc_verify_check_name(f->check), f->record, pc_record_type_name(f->type), t,
+			 f->msg);
+	}
+}
+
+static void
+result_line(const struct pc_verify *v, char *buf, size_t len)
+{
+	char root[2 * PC_HASH_LEN + 1], first[PC_VERIFY_MSG_LEN + 128];
+
+	if (v->nfails == 0) {
+		root_hex(v, root);
+		snprintf(buf, len, "verified: %" PRIu64 " records, %" PRIu64 " windows, tree size %"
+			 PRIu64 ", root %s", v->nrec, v->nwindows, v->cp.size, root);
+		return;
+	}
+	format_failure(&v->fails[0], first, sizeof(first));
+	if (v->nfails == 1)
+		snprintf(buf, len, "FAILED: %s", first);
+	else
+		snprintf(buf, len, "FAILED: %s (and %" PRIu64 " more failure%s)", first,
+			 v->nfails - 1, v->nfails == 2 ? "" : "s");
+}
+
+/* A table of strings, printed with columns aligned; rows are built cell by cell. */
+#define TABLE_COLS 12
+#define CELL_LEN 96
+
+struct table {
+	unsigned ncols;
+	size_t nrows, cap;
+	char (*cells)[TABLE_COLS][CELL_LEN];
+};
+
+static void table_cell(struct table *t, size_t row, unsigned col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+table_cell(struct table *t, size_t row, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (row >= t->cap) {
+		size_t n = t->cap ? t->cap * 2 : 16;
+		void *p = realloc(t->cells, n * sizeof(*t->cells));
+		if (p == NULL)
+			abort();
+		t->cells = p;
+		memset(t->cells + t->cap, 0, (n - t->cap) * sizeof(*t->cells));
+		t->cap = n;
+	}
+	if (row >= t->nrows)
+		t->nrows = row + 1;
+	va_start(ap, fmt);
+	vsnprintf(t->cells[row][col], CELL_LEN, fmt, ap);
+	va_end(ap);
+}
+
+static void
+table_print(struct table *t, const char *indent, FILE *f)
+{
+	size_t w[TABLE_COLS] = { 0 };
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (unsigned c = 0; c < t->ncols; c++)
+			if (strlen(t->cells[r][c]) > w[c])
+				w[c] = strlen(t->cells[r][c]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs(indent, f);
+		for (unsigned c = 0; c < t->ncols; c++) {
+			if (c + 1 == t->ncols)
+				fprintf(f, "%s\n", t->cells[r][c]);
+			else
+				fprintf(f, "%-*s  ", (int)w[c], t->cells[r][c]);
+		}
+	}
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = t->cap = 0;
+}
+
+static void
+print_pods_text(const struct pc_verify *v, FILE *f)
+{
+	struct table t = { .ncols = 9 + PC_POD_DROP_COUNT };
+	size_t row = 0;
+	char a[48], b[48], c[40], s[32];
+
+	if (v->npods == 0)
+		return;
+	fputc('\n', f);
+	table_cell(&t, 0, 0, "pod");
+	table_cell(&t, 0, 1, "dir");
+	table_cell(&t, 0, 2, "windows");
+	table_cell(&t, 0, 3, "bytes");
+	table_cell(&t, 0, 4, "frames");
+	table_cell(&t, 0, 5, "peak_bytes");
+	table_cell(&t, 0, 6, "peak_window");
+	table_cell(&t, 0, 7, "peak/cap");
+	table_cell(&t, 0, 8, "at_cap");
+	for (int k = 0; k < PC_POD_DROP_COUNT; k++)
+		table_cell(&t, 0, 9 + (unsigned)k, "%s", pc_pod_drop_name((enum pc_pod_drop)k));
+	for (uint32_t i = 0; i < v->npods; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_verify_totals *tt = &v->pods[i].t[d];
+
+			row++;
+			pcv_format_u128(tt->bytes, a, sizeof(a));
+			pcv_format_u128(tt->frames, b, sizeof(b));
+			table_cell(&t, row, 0, "%s", v->pods[i].id);
+			table_cell(&t, row, 1, "%s", pc_dir_name((enum pc_dir)d));
+			table_cell(&t, row, 2, "%" PRIu64, tt->windows);
+			table_cell(&t, row, 3, "%s", a);
+			table_cell(&t, row, 4, "%s", b);
+			table_cell(&t, row, 5, "%" PRIu64, tt->peak_bytes);
+			if (tt->windows > 0) {
+				pc_utc_format(tt->peak_window_start_ns, c, sizeof(c));
+				format_share(tt->peak_permille, s, sizeof(s));
+			} else {
+				snprintf(c, sizeof(c), "-");
+				snprintf(s, sizeof(s), "-");
+			}
+			table_cell(&t, row, 6, "%s", c);
+			table_cell(&t, row, 7, "%s", s);
+			table_cell(&t, row, 8, "%" PRIu64, tt->at_cap);
+			for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+				pcv_format_u128(tt->drop_frames[k], a, sizeof(a));
+				pcv_format_u128(tt->drop_bytes[k], b, sizeof(b));
+				table_cell(&t, row, 9 + (unsigned)k, "%s/%s", a, b);
+			}
+		}
+	table_print(&t, "", f);
+	fprintf(f, "(drops in frames/bytes; peak/cap: the peak window's bytes over cap x window / 8;"
+		" at_cap: windows at 99%% of it or more)\n");
+}
+
+static void
+print_links_text(const struct pc_verify *v, FILE *f)
+{
+	struct table t = { .ncols = 2 + PC_LINK_DROP_COUNT };
+	size_t row = 0;
+	char a[48], b[48];
+
+	if (v->nlinks == 0)
+		return;
+	table_cell(&t, 0, 0, "link");
+	table_cell(&t, 0, 1, "dir");
+	for (int k = 0; k < PC_LINK_DROP_COUNT; k++)
+		table_cell(&t, 0, 2 + (unsigned)k, "%s", pc_link_drop_name((enum pc_link_drop)k));
+	for (uint32_t i = 0; i < v->nlinks; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			row++;
+			table_cell(&t, row, 0, "%s", v->links[i].name);
+			table_cell(&t, row, 1, "%s", pc_dir_name((enum pc_dir)d));
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+				pcv_format_u128(v->links[i].frames[d][k], a, sizeof(a));
+				pcv_format_u128(v->links[i].bytes[d][k], b, sizeof(b));
+				table_cell(&t, row, 2 + (unsigned)k, "%s/%s", a, b);
+			}
+		}
+	fputc('\n', f);
+	table_print(&t, "", f);
+}
+
+static const char *
+event_name(enum pc_verify_event_kind k)
+{
+	switch (k) {
+	case PC_VE_START:
+		return "start";
+	case PC_VE_RESTART:
+		return "restart";
+	case PC_VE_STOP:
+		return "stop";
+	case PC_VE_GAP:
+		return "gap";
+	case PC_VE_RELOAD:
+		return "reload";
+	case PC_VE_CLOCK:
+		return "clock";
+	}
+	return "unknown";
+}
+
+static void
+event_detail(const struct pc_verify_event *e, char *buf, size_t len)
+{
+	char d[2 * PC_DIGEST_LEN + 1], b[2 * 32 + 1], t[40], dur[32], w[32];
+
+	pc_hex(e->podmap_digest, PC_DIGEST_LEN, d);
+	pc_hex(e->build_id, 32, b);
+	pcv_format_duration(e->window_len_ns, w, sizeof(w));
+	switch (e->kind) {
+	case PC_VE_START:
+		snprintf(buf, len, "window %s, pod map %s, build %s", w, d, b);
+		break;
+	case PC_VE_RESTART:
+		pc_utc_format(e->from_ns, t, sizeof(t));
+		pcv_format_duration(e->window_start_ns - e->from_ns, dur, sizeof(dur));
+		snprintf(buf, len, "%s, down from %s for %s (%" PRIu64 " window%s), window %s, "
+			 "pod map %s, build %s", e->clean ? "after a stop" : "no stop before it",
+			 t, dur, e->windows, e->windows == 1 ? "" : "s", w, d, b);
+		break;
+	case PC_VE_STOP:
+		snprintf(buf, len, "stopped cleanly");
+		break;
+	case PC_VE_GAP:
+		pcv_format_duration(e->windows * e->window_len_ns, dur, sizeof(dur));
+		snprintf(buf, len, "%" PRIu64 " window%s (%s) not logged", e->windows,
+			 e->windows == 1 ? "" : "s", dur);
+		break;
+	case PC_VE_RELOAD:
+		snprintf(buf, len, "window %s, pod map %s", w, d);
+		break;
+	case PC_VE_CLOCK: {
+		char step[40], real[32], labels[32];
+		uint64_t mag = e->step_ns < 0 ? (uint64_t)-e->step_ns : (uint64_t)e->step_ns;
+
+		pcv_format_duration(mag, step, sizeof(step));
+		pcv_format_duration(e->elapsed_ns, real, sizeof(real));
+		pcv_format_duration(e->window_start_ns - e->from_ns, labels, sizeof(labels));
+		pc_utc_format(e->from_ns, t, sizeof(t));
+		snprintf(buf, len, "wall clock stepped %s by %s; window labels advance %s from %s "
+			 "while %s of real time passed", e->step_ns < 0 ? "back" : "forward", step,
+			 labels, t, real);
+		break;
+	}
+	}
+}
+
+static void
+print_events_text(const struct pc_verify *v, FILE *f)
+{
+	char t[40], detail[512];
+
+	if (v->nevents == 0)
+		return;
+	fprintf(f, "\nevents:\n");
+	for (uint64_t i = 0; i < v->nevents && i < PC_VERIFY_MAX_KEPT; i++) {
+		const struct pc_verify_event *e = &v->events[i];
+
+		pc_utc_format(e->window_start_ns, t, sizeof(t));
+		event_detail(e, detail, sizeof(detail));
+		fprintf(f, "  %s  record %" PRIu64 "  %s: %s\n", t, e->record, event_name(e->kind),
+			detail);
+	}
+	if (v->nevents > PC_VERIFY_MAX_KEPT)
+		fprintf(f, "  ... and %" PRIu64 " more\n", v->nevents - PC_VERIFY_MAX_KEPT);
+}
+
+void
+pc_verify_print_text(const struct pc_verify *v, FILE *f)
+{
+	char line[PC_VERIFY_MSG_LEN + 256];
+
+	if (v->cp_ok) {
+		char root[2 * PC_HASH_LEN + 1];
+
+		root_hex(v, root);
+		fprintf(f, "log %s, tree size %" PRIu64 ", root %s\n", v->cp.origin, v->cp.size, root);
+	}
+	fprintf(f, "key %s+%08" PRIx32 "\n", v->key.name, v->key.id);
+	if (v->resumed)
+		fprintf(f, "resumed at record %" PRIu64 ": the records before it were verified "
+			"by an earlier run (--state)\n", v->trusted.size);
+	print_pods_text(v, f);
+	print_links_text(v, f);
+	print_events_text(v, f);
+	if (v->nfails > 0) {
+		fprintf(f, "\nfailures:\n");
+		for (uint64_t i = 0; i < v->nfails && i < PC_VERIFY_MAX_KEPT; i++) {
+			format_failure(&v->fails[i], line, sizeof(line));
+			fprintf(f, "  %s\n", line);
+		}
+		if (v->nfails > PC_VERIFY_MAX_KEPT)
+			fprintf(f, "  ... and %" PRIu64 " more\n", v->nfails - PC_VERIFY_MAX_KEPT);
+	}
+	result_line(v, line, sizeof(line));
+	fprintf(f, "\n%s\n", line);
+}
+
+/* ---- JSON ---- */
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void
+json_time(FILE *f, uint64_t ns)
+{
+	char t[40];
+
+	pc_utc_format(ns, t, sizeof(t));
+	json_str(f, t);
+}
+
+static void
+json_hex(FILE *f, const uint8_t *b, size_t n)
+{
+	char h[2 * 64 + 1];
+
+	pc_hex(b, n, h);
+	json_str(f, h);
+}
+
+static void
+print_pods_json(const struct pc_verify *v, FILE *f)
+{
+	bool first = true;
+
+	fprintf(f, "  \"pods\": [");
+	for (uint32_t i = 0; i < v->npods; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_verify_totals *t = &v->pods[i].t[d];
+
+			fprintf(f, "%s\n    {\"pod\": ", first ? "" : ",");
+			first = false;
+			json_str(f, v->pods[i].id);
+			fprintf(f, ", \"dir\": \"%s\", \"windows\": %" PRIu64 ", \"bytes\": ",
+				pc_dir_name((enum pc_dir)d), t->windows);
+			pcv_print_u128(f, t->bytes);
+			fprintf(f, ", \"frames\": ");
+			pcv_print_u128(f, t->frames);
+			fprintf(f, ", \"peak_bytes\": %" PRIu64 ", \"peak_window\": ", t->peak_bytes);
+			if (t->windows > 0)
+				json_time(f, t->peak_window_start_ns);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"peak_permille\": ");
+			if (t->windows > 0 && t->peak_permille != UINT64_MAX)
+				fprintf(f, "%" PRIu64, t->peak_permille);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"windows_at_cap\": %" PRIu64 ", \"drops\": {", t->at_cap);
+			for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+				fprintf(f, "%s\"%s\": {\"frames\": ", k ? ", " : "",
+					pc_pod_drop_name((enum pc_pod_drop)k));
+				pcv_print_u128(f, t->drop_frames[k]);
+				fprintf(f, ", \"bytes\": ");
+				pcv_print_u128(f, t->drop_bytes[k]);
+				fputc('}', f);
+			}
+			fprintf(f, "}}");
+		}
+	fprintf(f, "%s],\n", first ? "" : "\n  ");
+}
+
+static void
+print_links_json(const struct pc_verify *v, FILE *f)
+{
+	bool first = true;
+
+	fprintf(f, "  \"links\": [");
+	for (uint32_t i = 0; i < v->nlinks; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			fprintf(f, "%s\n    {\"link\": ", first ? "" : ",");
+			first = false;
+			json_str(f, v->links[i].name);
+			fprintf(f, ", \"dir\": \"%s\"", pc_dir_name((enum pc_dir)d));
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+				fprintf(f, ", \"%s\": {\"frames\": ",
+					pc_link_drop_name((enum pc_link_drop)k));
+				pcv_print_u128(f, v->links[i].frames[d][k]);
+				fprintf(f, ", \"bytes\": ");
+				pcv_print_u128(f, v->links[i].bytes[d][k]);
+				fputc('}', f);
+			}
+			fputc('}', f);
+		}
+	fprintf(f, "%s],\n", first ? "" : "\n  ");
+}
+
+static void
+print_events_json(const struct pc_verify *v, FILE *f)
+{
+	uint64_t n = v->nevents < PC_VERIFY_MAX_KEPT ? v->nevents : PC_VERIFY_MAX_KEPT;
+
+	fprintf(f, "  \"events_total\": %" PRIu64 ",\n  \"events\": [", v->nevents);
+	for (uint64_t i = 0; i < n; i++) {
+		const struct pc_verify_event *e = &v->events[i];
+
+		fprintf(f, "%s\n    {\"event\": \"%s\", \"record\": %" PRIu64 ", \"time\": ",
+			i ? "," : "", event_name(e->kind), e->record);
+		json_time(f, e->window_start_ns);
+		switch (e->kind) {
+		case PC_VE_RESTART:
+			fprintf(f, ", \"clean\": %s, \"down_from\": ", e->clean ? "true" : "false");
+			json_time(f, e->from_ns);
+			fprintf(f, ", \"down_ns\": %" PRIu64 ", \"windows\": %" PRIu64,
+				e->window_start_ns - e->from_ns, e->windows);
+			/* fall through */
+		case PC_VE_START:
+			fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
+			json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+			fprintf(f, ", \"build\": ");
+			json_hex(f, e->build_id, 32);
+			break;
+		case PC_VE_RELOAD:
+			fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
+			json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+			break;
+		case PC_VE_GAP:
+			fprintf(f, ", \"windows\": %" PRIu64 ", \"window_ns\": %" PRIu64, e->windows,
+				e->window_len_ns);
+			break;
+		case PC_VE_CLOCK:
+			fprintf(f, ", \"step_ns\": %" PRId64 ", \"from\": ", e->step_ns);
+			json_time(f, e->from_ns);
+			fprintf(f, ", \"labels_ns\": %" PRIu64 ", \"elapsed_ns\": %" PRIu64,
+				e->window_start_ns - e->from_ns, e->elapsed_ns);
+			break;
+		case PC_VE_STOP:
+			break;
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "%s],\n", n ? "\n  " : "");
+}
+
+static void
+print_failures_json(const struct pc_verify *v, FILE *f)
+{
+	uint64_t n = v->nfails < PC_VERIFY_MAX_KEPT ? v->nfails : PC_VERIFY_MAX_KEPT;
+
+	fprintf(f, "  \"failures_total\": %" PRIu64 ",\n  \"failures\": [", v->nfails);
+	for (uint64_t i = 0; i < n; i++) {
+		const struct pc_verify_failure *x = &v->fails[i];
+
+		fprintf(f, "%s\n    {\"check\": \"%s\", \"record\": ", i ? "," : "",
+			pc_verify_check_name(x->check));
+		if (x->record < 0)
+			fputs("null, \"type\": null, \"time\": null", f);
+		else if (x->type == 0)
+			fprintf(f, "%" PRId64 ", \"type\": null, \"time\": null", x->record);
+		else {
+			fprintf(f, "%" PRId64 ", \"type\": \"%s\", \"time\": ", x->record,
+				pc_record_type_name(x->type));
+			json_time(f, x->window_start_ns);
+		}
+		fprintf(f, ", \"message\": ");
+		json_str(f, x->msg);
+		fputc('}', f);
+	}
+	fprintf(f, "%s],\n", n ? "\n  " : "");
+}
+
+void
+pc_verify_print_json(const struct pc_verify *v, FILE *f)
+{
+	char line[PC_VERIFY_MSG_LEN + 256], key[PC_KEY_NAME_LEN + 16];
+
+	fprintf(f, "{\n  \"origin\": ");
+	if (v->cp_ok)
+		json_str(f, v->cp.origin);
+	else
+		fputs("null", f);
+	snprintf(key, sizeof(key), "%s+%08" PRIx32, v->key.name, v->key.id);
+	fprintf(f, ",\n  \"key\": ");
+	json_str(f, key);
+	if (v->cp_ok) {
+		fprintf(f, ",\n  \"tree_size\": %" PRIu64 ",\n  \"root\": ", v->cp.size);
+		json_hex(f, v->cp.root, PC_HASH_LEN);
+	} else {
+		fprintf(f, ",\n  \"tree_size\": null,\n  \"root\": null");
+	}
+	fprintf(f, ",\n  \"records\": %" PRIu64 ",\n  \"windows\": %" PRIu64 ",\n", v->nrec,
+		v->nwindows);
+	fprintf(f, "  \"resumed_from\": %" PRIu64 ",\n", v->resumed ? v->trusted.size : 0);
+	print_pods_json(v, f);
+	print_links_json(v, f);
+	print_events_json(v, f);
+	print_failures_json(v, f);
+	result_line(v, line, sizeof(line));
+	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
+	json_str(f, line);
+	fprintf(f, "\n}\n");
+}
+
