@@ -5,6 +5,8 @@
  *
  *	verify.c           the checks
  *	verify_report.c    the text and JSON reports, and the number forms they use
+ *	verify_state.c     the saved state: written after a clean run, read as
+ *	                   hostile input
  *
  * Names here begin with pcv_: they link across those files and are no part
  * of include/podcap/verify.h.
@@ -151,6 +153,13 @@ struct pc_verify {
 	struct pc_verify_event discard;  /* events past the ones kept */
 	bool finished;
 };
+
+/* ---- pods and links ---- */
+
+/* The index of pod `id` in v->pods, added when new (which may move v->pods). */
+uint32_t pcv_pod_index(struct pc_verify *v, const char *id);
+/* The same for links in v->links. */
+uint32_t pcv_link_index(struct pc_verify *v, const char *name);
 
 /* ---- number forms (verify_report.c), in the report, the messages and the state ---- */
 

@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verifier's saved state (docs/log-format.md, "The verifier's state"):
+ * written after a run in which every check held, read back to resume.
+ *
+ * Reading it is parsing hostile input. It is the verifier's own file, yet
+ * a damaged one must never be taken for a good one: a checksum covers what
+ * the checkpoint's signature does not, the saved tree edge must hash to the
+ * signed root, and every line must parse to the letter.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "podcap/hex.h"
+#include "podcap/merkle.h"
+#include "podcap/note.h"
+#include "podcap/verify.h"
+
+#include "verify_impl.h"
+
+#define STATE_MAGIC "podcap-verify-state 2\n"
+#define SUM_TAG "sum "
+#define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)
+
+static void
+put_u128(FILE *f, u128 x)
+{
+	char b[48];
+
+	pcv_format_u128(x, b, sizeof(b));
+	fprintf(f, " %s", b);
+}
+
+static void
+put_i128(FILE *f, i128 x)
+{
+	fputs(x < 0 ? " -" : " ", f);
+	char b[48];
+	pcv_format_u128(x < 0 ? (u128)-x : (u128)x, b, sizeof(b));
+	fputs(b, f);
+}
+
+static void
+put_hex(FILE *f, const uint8_t *b, size_t n)
+{
+	char h[2 * PC_HASH_LEN + 1];
+
+	pc_hex(b, n, h);
+	fprintf(f, " %s", h);
+}
+
+static void
+save_pod(FILE *f, const struct podsum *ps)
+{
+	fprintf(f, "pod %s\n", ps->id);
+	for (int d = 0; d < PC_DIR_COUNT; d++) {
+		const struct pc_verify_totals *t = &ps->t[d];
+		const struct env *e = &ps->env[d];
+
+		fprintf(f, "totals %d", d);
+		put_u128(f, t->bytes);
+		put_u128(f, t->frames);
+		for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+			put_u128(f, t->drop_frames[k]);
+			put_u128(f, t->drop_bytes[k]);
+		}
+		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			t->windows, t->peak_bytes, t->peak_window_start_ns, t->peak_permille,
+			t->at_cap);
+		/* a saved run never broke the envelope (it would have failed): no worst interval */
+		fprintf(f, "env %d %d %" PRIu64 " %" PRIu64, d, e->active ? 1 : 0, e->cap_bps,
+			e->burst_bytes);
+		put_i128(f, e->excess);
+		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, e->last_end_ns, e->last_real_end_ns,
+			e->seg_start_ns);
+		put_u128(f, e->seg_bytes);
+		fputc('\n', f);
+	}
+}
+
+/* The events kept so far, so that a resumed report lists the whole log's, as a full one does. */
+static void
+save_events(const struct pc_verify *v, FILE *f)
+{
+	uint64_t kept = v->nevents < PC_VERIFY_MAX_KEPT ? v->nevents : PC_VERIFY_MAX_KEPT;
+
+	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", v->nevents, kept);
+	for (uint64_t i = 0; i < kept; i++) {
+		const struct pc_verify_event *e = &v->events[i];
+
+		fprintf(f, "event %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %d %s%" PRIu64 " %" PRIu64, (int)e->kind, e->record, e->window_start_ns,
+			e->from_ns, e->window_len_ns, e->windows, e->clean ? 1 : 0,
+			e->step_ns < 0 ? "-" : "",
+			e->step_ns < 0 ? -(uint64_t)e->step_ns : (uint64_t)e->step_ns, e->elapsed_ns);
+		put_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+		put_hex(f, e->build_id, sizeof(e->build_id));
+		fputc('\n', f);
+	}
+}
+
+int
+pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	uint8_t sum[crypto_generichash_BYTES];
+
+	if (!v->finished || v->nfails > 0 || !v->cp_ok || v->nrec != v->cp.size)
+		return -1;
+	FILE *f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return -1;
+	fwrite(v->note, 1, v->note_len, f);
+	fputs(STATE_MAGIC, f);
+	fprintf(f, "edge %" PRIu64 " %u\n", v->range.size, v->range.n);
+	for (unsigned i = 0; i < v->range.n; i++) {
+		fputs("hash", f);
+		put_hex(f, v->range.hashes[i], PC_HASH_LEN);
+		fputc('\n', f);
+	}
+	fprintf(f, "bytes %" PRIu64 "\n", v->rec_bytes);
+	fputs("podmap", f);
+	if (v->podmap != NULL)
+		put_hex(f, v->podmap_digest, PC_DIGEST_LEN);
+	else
+		fputs(" -", f);
+	fprintf(f, "\nsequence %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
+		v->started ? 1 : 0, v->stopped ? 1 : 0, v->cursor_ns, v->skipped_ns, v->window_ns,
+		v->inforce_record, v->nwindows);
+	put_hex(f, v->digest, PC_DIGEST_LEN);
+	fprintf(f, "\npods %" PRIu32 "\n", v->npods);
+	for (uint32_t i = 0; i < v->npods; i++)
+		save_pod(f, &v->pods[i]);
+	fprintf(f, "inforce %" PRIu32 "\n", v->ninforce);
+	for (uint32_t i = 0; i < v->ninforce; i++) {
+		const struct podlim *pl = &v->inforce[i];
+
+		fprintf(f, "limits %" PRIu32 " %s %s %" PRIu64 " %" PRIu64 " %u\n", v->inforce_sum[i],
+			pl->id, pl->uplink, pl->cap_bps, pl->burst_bytes, pl->mode);
+	}
+	fprintf(f, "links %" PRIu32 "\n", v->nlinks);
+	for (uint32_t i = 0; i < v->nlinks; i++) {
+		fprintf(f, "link %s", v->links[i].name);
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+				put_u128(f, v->links[i].frames[d][k]);
+				put_u128(f, v->links[i].bytes[d][k]);
+			}
+		fputc('\n', f);
+	}
+	save_events(v, f);
+	if (fflush(f) != 0 || ferror(f)) {
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	crypto_generichash(sum, sizeof(sum), (const uint8_t *)buf, len, NULL, 0);
+	fputs(SUM_TAG, f);
+	for (size_t i = 0; i < sizeof(sum); i++)
+		fprintf(f, "%02x", sum[i]);
+	fputc('\n', f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+/* A cursor over the state's lines; every parse error names the line. */
+struct lines {
+	const char *p, *end;
+	unsigned lineno;
+	char line[4096];
+};
+
+static bool
+next_line(struct lines *ls)
+{
+	const char *nl = memchr(ls->p, '\n', (size_t)(ls->end - ls->p));
+
+	if (nl == NULL || (size_t)(nl - ls->p) >= sizeof(ls->line))
+		return false;
+	memcpy(ls->line, ls->p, (size_t)(nl - ls->p));
+	ls->line[nl - ls->p] = '\0';
+	ls->p = nl + 1;
+	ls->lineno++;
+	return true;
+}
+
+/* Next space-separated token of *s (advanced); NULL at the end. */
+static const char *
+token(char **s)
+{
+	char *t = *s;
+
+	if (t == NULL || *t == '\0')
+		return NULL;
+	char *sp = strchr(t, ' ');
+	if (sp != NULL) {
+		*sp = '\0';
+		*s = sp + 1;
+	} else {
+		*s = t + strlen(t);
+	}
+	return t;
+}
+
+static bool
+get_u128(char **s, u128 *x)
+{
+	const char *t = token(s);
+
+	if (t == NULL || *t == '\0' || strlen(t) > 39)
+		return false;
+	*x = 0;
+	for (; *t != '\0'; t++) {
+		if (*t < '0' || *t > '9')
+			return false;
+		*x = *x * 10 + (u128)(*t - '0');
+	}
+	return true;
+}
+
+static bool
+get_u64(char **s, uint64_t *x)
+{
+	u128 y;
+
+	if (!get_u128(s, &y) || y > UINT64_MAX)
+		return false;
+	*x = (uint64_t)y;
+	return true;
+}
+
+static bool
+get_i128(char **s, i128 *x)
+{
+	u128 y;
+	bool neg = *s != NULL && **s == '-';
+
+	if (neg)
+		(*s)++;
+	if (!get_u128(s, &y) || y > (u128)SAT)
+		return false;
+	*x = neg ? -(i128)y : (i128)y;
+	return true;
+}
+
+static bool
+get_hex(char **s, uint8_t *b, size_t n)
+{
+	const char *t = token(s);
+
+	return t != NULL && pc_unhex(t, strlen(t), b, n);
+}
+
+static bool
+get_id(char **s, char id[PC_ID_LEN])
+{
+	const char *t = token(s);
+
+	if (t == NULL || *t == '\0' || strlen(t) >= PC_ID_LEN)
+		return false;
+	memcpy(id, t, strlen(t) + 1);
+	return true;
+}
+
+/* "word rest": rest in *s when the line starts with word. */
+static bool
+line_is(struct lines *ls, const char *word, char **s)
+{
+	size_t n = strlen(word);
+
+	if (!next_line(ls) || strncmp(ls->line, word, n) != 0 ||
+	    (ls->line[n] != ' ' && ls->line[n] != '\0'))
+		return false;
+	*s = ls->line + n + (ls->line[n] == ' ');
+	return true;
+}
+
+static bool
+load_pod(struct pc_verify *v, struct lines *ls)
+{
+	char *s, id[PC_ID_LEN];
+	uint64_t dd, act;
+
+	if (!line_is(ls, "pod", &s) || !get_id(&s, id) || *s != '\0')
+		return false;
+	uint32_t before = v->npods, i = pcv_pod_index(v, id);
+	if (i != before)
+		return false;   /* listed twice */
+	struct podsum *ps = &v->pods[i];
+	for (int d = 0; d < PC_DIR_COUNT; d++) {
+		struct pc_verify_totals *t = &ps->t[d];
+		struct env *e = &ps->env[d];
+
+		if (!line_is(ls, "totals", &s) || !get_u64(&s, &dd) || dd != (uint64_t)d ||
+		    !get_u128(&s, &t->bytes) || !get_u128(&s, &t->frames))
+			return false;
+		for (int k = 0; k < PC_POD_DROP_COUNT; k++)
+			if (!get_u128(&s, &t->drop_frames[k]) || !get_u128(&s, &t->drop_bytes[k]))
+				return false;
+		if (!get_u64(&s, &t->windows) || !get_u64(&s, &t->peak_bytes) ||
+		    !get_u64(&s, &t->peak_window_start_ns) || !get_u64(&s, &t->peak_permille) ||
+		    !get_u64(&s, &t->at_cap) || *s != '\0')
+			return false;
+		if (!line_is(ls, "env", &s) || !get_u64(&s, &dd) || dd != (uint64_t)d ||
+		    !get_u64(&s, &act) || act > 1 || !get_u64(&s, &e->cap_bps) ||
+		    !get_u64(&s, &e->burst_bytes) || !get_i128(&s, &e->excess) ||
+		    !get_u64(&s, &e->last_end_ns) || !get_u64(&s, &e->last_real_end_ns) ||
+		    !get_u64(&s, &e->seg_start_ns) || !get_u128(&s, &e->seg_bytes) || *s != '\0')
+			return false;
+		e->active = act == 1;
+	}
+	return true;
+}
+
+static bool
+load_inforce(struct pc_verify *v, struct lines *ls)
+{
+	char *s;
+	uint64_t n, sum, mode;
+
+	if (!line_is(ls, "inforce", &s) || !get_u64(&s, &n) || *s != '\0' || n > v->npods)
+		return false;
+	v->inforce = calloc(n ? n : 1, sizeof(*v->inforce));
+	v->inforce_sum = calloc(n ? n : 1, sizeof(*v->inforce_sum));
+	if (v->inforce == NULL || v->inforce_sum == NULL)
+		abort();
+	v->ninforce = (uint32_t)n;
+	for (uint32_t i = 0; i < v->ninforce; i++) {
+		struct podlim *pl = &v->inforce[i];
+
+		if (!line_is(ls, "limits", &s) || !get_u64(&s, &sum) || sum >= v->npods ||
+		    !get_id(&s, pl->id) || !get_id(&s, pl->uplink) || !get_u64(&s, &pl->cap_bps) ||
+		    !get_u64(&s, &pl->burst_bytes) || !get_u64(&s, &mode) || mode > UINT8_MAX ||
+		    *s != '\0' || strcmp(v->pods[sum].id, pl->id) != 0)
+			return false;
+		pl->mode = (uint8_t)mode;
+		v->inforce_sum[i] = (uint32_t)sum;
+	}
+	return true;
+}
+
+static bool
+load_links(struct pc_verify *v, struct lines *ls)
+{
+	char *s, name[PC_ID_LEN];
+	uint64_t n;
+
+	if (!line_is(ls, "links", &s) || !get_u64(&s, &n) || *s != '\0' || n > UINT32_MAX / 2)
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		if (!line_is(ls, "link", &s) || !get_id(&s, name))
+			return false;
+		uint32_t before = v->nlinks, li = pcv_link_index(v, name);
+		if (li != before)
+			return false;
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++)
+				if (!get_u128(&s, &v->links[li].frames[d][k]) ||
+				    !get_u128(&s, &v->links[li].bytes[d][k]))
+					return false;
+		if (*s != '\0')
+			return false;
+	}
+	return true;
+}
+
+static bool
+load_events(struct pc_verify *v, struct lines *ls)
+{
+	char *s;
+	uint64_t total, kept, kind, clean;
+
+	if (!line_is(ls, "events", &s) || !get_u64(&s, &total) || !get_u64(&s, &kept) ||
+	    *s != '\0' || kept != (total < PC_VERIFY_MAX_KEPT ? total : PC_VERIFY_MAX_KEPT))
+		return false;
+	for (uint64_t i = 0; i < kept; i++) {
+		struct pc_verify_event *e = &v->events[i];
+		i128 step;
+
+		memset(e, 0, sizeof(*e));
+		if (!line_is(ls, "event", &s) || !get_u64(&s, &kind) || kind > PC_VE_CLOCK ||
+		    !get_u64(&s, &e->record) || !get_u64(&s, &e->window_start_ns) ||
+		    !get_u64(&s, &e->from_ns) || !get_u64(&s, &e->window_len_ns) ||
+		    !get_u64(&s, &e->windows) || !get_u64(&s, &clean) || clean > 1 ||
+		    !get_i128(&s, &step) || step > INT64_MAX || step < INT64_MIN ||
+		    !get_u64(&s, &e->elapsed_ns) ||
+		    !get_hex(&s, e->podmap_digest, PC_DIGEST_LEN) ||
+		    !get_hex(&s, e->build_id, sizeof(e->build_id)) || *s != '\0' ||
+		    e->record >= v->trusted.size)
+			return false;
+		e->kind = (enum pc_verify_event_kind)kind;
+		e->clean = clean == 1;
+		e->step_ns = (int64_t)step;
+	}
+	v->nevents = total;
+	return true;
+}
+
+/* Everything after the magic line up to the sum line. */
+static int
+load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
+{
+	char *s;
+	uint64_t size, n, started, stopped, npods, bytes;
+	uint8_t root[PC_HASH_LEN], pm[PC_DIGEST_LEN];
+	struct pc_merkle_range r;
+
+	pc_merkle_range_init(&r);
+	if (!line_is(ls, "edge", &s) || !get_u64(&s, &size) || !get_u64(&s, &n) || *s != '\0' ||
+	    n != (uint64_t)__builtin_popcountll(size) || size != v->trusted.size)
+		goto bad;
+	r.size = size;
+	r.n = (unsigned)n;
+	for (unsigned i = 0; i < r.n; i++)
+		if (!line_is(ls, "hash", &s) || !get_hex(&s, r.hashes[i], PC_HASH_LEN) || *s != '\0')
+			goto bad;
+	if (!line_is(ls, "bytes", &s) || !get_u64(&s, &bytes) || *s != '\0' || bytes < size)
+		goto bad;
+	/* the edge must give the signed root: then it is the edge of the trusted tree */
+	pc_merkle_range_root(&r, root);
+	if (memcmp(root, v->trusted.root, PC_HASH_LEN) != 0)
+		return pc_error_set(err, "the saved tree edge does not hash to the root of the saved "
+			 "checkpoint");
+	if (!line_is(ls, "podmap", &s))
+		goto bad;
+	bool had_podmap = strcmp(s, "-") != 0;
+	if (had_podmap && (!get_hex(&s, pm, PC_DIGEST_LEN) || *s != '\0'))
+		goto bad;
+	/* the records before were checked against this --pod-map, or none: else start over */
+	if (had_podmap != (v->podmap != NULL) ||
+	    (had_podmap && memcmp(pm, v->podmap_digest, PC_DIGEST_LEN) != 0))
+		return 1;
+	if (!line_is(ls, "sequence", &s) || !get_u64(&s, &started) || started > 1 ||
+	    !get_u64(&s, &stopped) || stopped > 1 || !get_u64(&s, &v->cursor_ns) ||
+	    !get_u64(&s, &v->skipped_ns) || !get_u64(&s, &v->window_ns) ||
+	    !get_u64(&s, &v->inforce_record) || !get_u64(&s, &v->nwindows) ||
+	    !get_hex(&s, v->digest, PC_DIGEST_LEN) || *s != '\0' ||
+	    (size > 0 && (started != 1 || v->inforce_record >= size)))
+		goto bad;
+	v->started = started == 1;
+	v->stopped = stopped == 1;
+	if (!line_is(ls, "pods", &s) || !get_u64(&s, &npods) || *s != '\0' || npods > UINT32_MAX / 2)
+		goto bad;
+	for (uint64_t i = 0; i < npods; i++)
+		if (!load_pod(v, ls))
+			goto bad;
+	if (!load_inforce(v, ls) || !load_links(v, ls) || !load_events(v, ls) || ls->p != ls->end)
+		goto bad;
+	v->range = r;
+	v->stored = r;   /* the source's stored leaves extend the same trusted edge */
+	v->nrec = size;
+	v->rec_bytes = bytes;
+	memcpy(v->trusted_root_here, root, PC_HASH_LEN);
+	v->trusted_root_seen = true;
+	v->resumed = true;
+	return 0;
+bad:
+	return pc_error_set(err, "malformed state at line %u after the checkpoint", ls->lineno);
+}
+
+int
+pc_verify_resume(struct pc_verify *v, const char *state, size_t len, struct pc_error *err)
+{
+	const char *blank = memmem(state, len, "\n\n", 2);
+	const char *magic = NULL;
+
+	if (blank != NULL)
+		magic = memmem(blank + 1, len - (size_t)(blank + 1 - state), "\n" STATE_MAGIC,
+			       strlen(STATE_MAGIC) + 1);
+	if (magic == NULL) {
+		/* the checkpoint alone: trusted, but every record is verified again */
+		if (pc_verify_trusted(v, state, len, err) < 0)
+			return -1;
+		return 1;
+	}
+	magic++;
+	/* the verifier's own file: a checksum finds damage the signature does not cover */
+	uint8_t sum[crypto_generichash_BYTES], want[crypto_generichash_BYTES];
+	if (len < SUM_LINE_LEN || state[len - 1] != '\n' ||
+	    memcmp(state + len - SUM_LINE_LEN, SUM_TAG, strlen(SUM_TAG)) != 0 ||
+	    !pc_unhex(state + len - SUM_LINE_LEN + strlen(SUM_TAG), 2 * sizeof(want), want,
+		      sizeof(want)))
+		return pc_error_set(err, "the state has no checksum line at its end (truncated?)");
+	crypto_generichash(sum, sizeof(sum), (const uint8_t *)state, len - SUM_LINE_LEN, NULL, 0);
+	if (sodium_memcmp(sum, want, sizeof(sum)) != 0)
+		return pc_error_set(err, "the state's checksum does not match its contents: it is "
+			 "damaged");
+	if (pc_verify_trusted(v, state, (size_t)(magic - state), err) < 0)
+		return -1;
+	struct lines ls = { .p = magic + strlen(STATE_MAGIC), .end = state + len - SUM_LINE_LEN };
+	return load_body(v, &ls, err);
+}
+
+uint64_t
+pc_verify_resume_at(const struct pc_verify *v)
+{
+	return v->resumed ? v->trusted.size : 0;
+}
+
+uint64_t
+pc_verify_resume_bytes(const struct pc_verify *v)
+{
+	return v->resumed ? v->rec_bytes : 0;
+}
