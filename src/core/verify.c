@@ -51,24 +51,6 @@ pc_verify_check_name(enum pc_verify_check c)
 
 /* ---- small helpers ---- */
 
-static i128
-clamp(i128 x)
-{
-	if (x > SAT)
-		return SAT;
-	if (x < -SAT)
-		return -SAT;
-	return x;
-}
-
-static i128
-mul_sat(uint64_t a, uint64_t b)
-{
-	u128 p = (u128)a * b;
-
-	return p > (u128)SAT ? SAT : (i128)p;
-}
-
 static void *
 grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
 {
@@ -185,13 +167,9 @@ pcv_link_index(struct pc_verify *v, const char *name)
 
 /* ---- findings ---- */
 
-static void fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
-		 const struct pc_record *r, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void
-fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struct pc_record *r,
-     const char *fmt, ...)
+void
+pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struct pc_record *r,
+	 const char *fmt, ...)
 {
 	va_list ap;
 	uint64_t n = v->nfails++;
@@ -211,8 +189,9 @@ fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struct pc
 	va_end(ap);
 }
 
-static struct pc_verify_event *
-event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index, const struct pc_record *r)
+struct pc_verify_event *
+pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index,
+	  const struct pc_record *r)
 {
 	uint64_t n = v->nevents++;
 	struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &v->discard;
@@ -332,22 +311,22 @@ pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 		else
 			snprintf(origin, sizeof(origin), "?");
 		if (c == PC_VC_ORIGIN)
-			fail(v, c, -1, NULL, "checkpoint of log '%s', the key is for '%s'", origin,
-			     v->key.name);
+			pcv_fail(v, c, -1, NULL, "checkpoint of log '%s', the key is for '%s'",
+				 origin, v->key.name);
 		else
-			fail(v, c, -1, NULL, "checkpoint of log '%s': %s", origin, why.msg);
+			pcv_fail(v, c, -1, NULL, "checkpoint of log '%s': %s", origin, why.msg);
 		return -1;
 	}
 	if (strncmp(v->cp.origin, ORIGIN_PREFIX, strlen(ORIGIN_PREFIX)) != 0 ||
 	    !pc_id_valid(v->cp.origin + strlen(ORIGIN_PREFIX))) {
-		fail(v, PC_VC_ORIGIN, -1, NULL, "origin '%s' is not podcap/<appliance id>",
-		     v->cp.origin);
+		pcv_fail(v, PC_VC_ORIGIN, -1, NULL, "origin '%s' is not podcap/<appliance id>",
+			 v->cp.origin);
 		return -1;
 	}
 	snprintf(v->appliance, sizeof(v->appliance), "%s", v->cp.origin + strlen(ORIGIN_PREFIX));
 	if (len > PC_NOTE_MAX) {
-		fail(v, PC_VC_CHECKPOINT, -1, NULL, "checkpoint note longer than %u bytes",
-		     PC_NOTE_MAX);
+		pcv_fail(v, PC_VC_CHECKPOINT, -1, NULL, "checkpoint note longer than %u bytes",
+			 PC_NOTE_MAX);
 		return -1;
 	}
 	memcpy(v->note, note, len);
@@ -379,87 +358,9 @@ pc_verify_consistency(struct pc_verify *v, const uint8_t proof[][PC_HASH_LEN], s
 		return;
 	if (pc_merkle_verify_consistency(v->trusted.size, v->cp.size, v->trusted.root, v->cp.root,
 					 proof, n) < 0)
-		fail(v, PC_VC_FORK, -1, NULL, "the log's consistency proof from the trusted size "
-		     "%" PRIu64 " to %" PRIu64 " does not verify: the log forked",
-		     v->trusted.size, v->cp.size);
-}
-
-/* ---- the envelope ---- */
-
-static void
-env_close(struct pc_verify *v, const struct podsum *ps, int d)
-{
-	const struct env *e = &ps->env[d];
-	char from[40], to[40], dur[32], bytes[48], over[48];
-	struct pc_record r = { .type = PC_REC_WINDOW };
-
-	if (!e->active || !e->viol)
-		return;
-	u128 excess_scaled = (u128)(e->worst - (i128)8 * NS * e->burst_bytes);
-	u128 excess = (excess_scaled + 8 * NS - 1) / (8 * NS);
-	pc_utc_format(e->w_start_ns, from, sizeof(from));
-	pc_utc_format(e->w_end_ns, to, sizeof(to));
-	pcv_format_duration(e->w_end_ns - e->w_start_ns, dur, sizeof(dur));
-	pcv_format_u128(e->w_bytes, bytes, sizeof(bytes));
-	pcv_format_u128(excess, over, sizeof(over));
-	r.window_start_ns = e->w_window_ns;
-	fail(v, PC_VC_ENVELOPE, (int64_t)e->w_record, &r,
-	     "pod %s %s: %s bytes passed from %s to %s (%s) exceed burst %" PRIu64
-	     " bytes + cap %" PRIu64 " bit/s x %s by %s bytes (%" PRIu64 " window%s over)",
-	     ps->id, pc_dir_name((enum pc_dir)d), bytes, from, to, dur, e->burst_bytes,
-	     e->cap_bps, dur, over, e->over_windows, e->over_windows == 1 ? "" : "s");
-}
-
-/*
- * One window of one pod and direction. Intervals may span gaps and
- * restarts: the bucket keeps its level across them or starts empty
- * (include/podcap/bucket.h), so burst + cap x elapsed bounds them too. A
- * change of limits starts a new run.
- */
-static void
-env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint64_t start,
-	 uint64_t len, uint64_t bytes, uint64_t cap, uint64_t burst)
-{
-	struct env *e = &ps->env[d];
-	i128 here = (i128)8 * NS * bytes - mul_sat(cap, len);
-	i128 carry = 0;
-	/* the time between windows is real time: a step of the wall clock grants nothing */
-	uint64_t real_start = start - v->skipped_ns;
-
-	if (e->active && (e->cap_bps != cap || e->burst_bytes != burst ||
-			  start < e->last_end_ns)) {
-		env_close(v, ps, d);
-		memset(e, 0, sizeof(*e));
-	}
-	if (e->active)
-		carry = clamp(e->excess - mul_sat(cap, real_start - e->last_real_end_ns));
-	if (!e->active) {
-		e->active = true;
-		e->cap_bps = cap;
-		e->burst_bytes = burst;
-	}
-	if (carry > 0) {
-		e->excess = clamp(here + carry);
-		e->seg_bytes += bytes;
-	} else {
-		e->excess = here;
-		e->seg_start_ns = start;
-		e->seg_bytes = bytes;
-	}
-	e->last_end_ns = start + len;
-	e->last_real_end_ns = real_start + len;
-	if (e->excess > (i128)8 * NS * burst) {
-		e->over_windows++;
-		if (!e->viol || e->excess > e->worst) {
-			e->viol = true;
-			e->worst = e->excess;
-			e->w_start_ns = e->seg_start_ns;
-			e->w_end_ns = start + len;
-			e->w_window_ns = start;
-			e->w_bytes = e->seg_bytes;
-			e->w_record = index;
-		}
-	}
+		pcv_fail(v, PC_VC_FORK, -1, NULL,
+			 "the log's consistency proof from the trusted size %" PRIu64 " to %" PRIu64
+			 " does not verify: the log forked", v->trusted.size, v->cp.size);
 }
 
 /* ---- per-window accounting ---- */
@@ -497,7 +398,7 @@ account_pod(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 		/* 99% of the cap: 100 x 8e9 x bytes >= 99 x cap x ns, in 128 bits */
 		if (cap_window < ((u128)1 << 120) && scaled * 100 >= cap_window * 99)
 			t->at_cap++;
-		env_step(v, ps, d, index, r->window_start_ns, dur, c->pass_bytes, p->cap_bps,
+		pcv_env_step(v, ps, d, index, r->window_start_ns, dur, c->pass_bytes, p->cap_bps,
 			 p->burst_bytes);
 	}
 }
@@ -551,7 +452,8 @@ set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		pl->mode = p->mode;
 		v->inforce_sum[i] = pcv_pod_index(v, p->id);
 		if (v->pods[v->inforce_sum[i]].stamp == index)
-			fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod %s is declared twice", p->id);
+			pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod %s is declared twice",
+				 p->id);
 		v->pods[v->inforce_sum[i]].stamp = index;
 	}
 }
@@ -565,11 +467,11 @@ check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r
 	if (c == NULL || memcmp(r->podmap_digest, v->podmap_digest, PC_DIGEST_LEN) != 0)
 		return;   /* a different digest is reported at its first window */
 	if (r->window_len_ns != c->window_ns)
-		fail(v, PC_VC_PODMAP, (int64_t)index, r, "window length %" PRIu64 " ns, the pod "
-		     "map says %" PRIu64 " ns", r->window_len_ns, c->window_ns);
+		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "window length %" PRIu64
+			 " ns, the pod map says %" PRIu64 " ns", r->window_len_ns, c->window_ns);
 	if (r->npods != c->npods) {
-		fail(v, PC_VC_PODMAP, (int64_t)index, r, "%" PRIu32 " pods, the pod map declares %u",
-		     r->npods, c->npods);
+		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "%" PRIu32 " pods, the pod map "
+			 "declares %u", r->npods, c->npods);
 		return;
 	}
 	for (uint32_t i = 0; i < r->npods; i++) {
@@ -577,18 +479,20 @@ check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r
 		int j = pc_config_find_pod(c, p->id);
 
 		if (j < 0) {
-			fail(v, PC_VC_PODMAP, (int64_t)index, r, "pod %s is not in the pod map", p->id);
+			pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "pod %s is not in the pod map",
+				 p->id);
 			continue;
 		}
 		const struct pc_pod *cp = &c->pods[j];
 		if (strcmp(c->uplinks[cp->uplink].name, p->uplink) != 0 ||
 		    cp->limits.cap_bps != p->cap_bps || cp->limits.burst_bytes != p->burst_bytes ||
 		    (uint8_t)cp->limits.mode != p->mode)
-			fail(v, PC_VC_PODMAP, (int64_t)index, r, "pod %s: uplink %s cap %" PRIu64
-			     " bit/s burst %" PRIu64 " bytes mode %u, the pod map says uplink %s cap %"
-			     PRIu64 " bit/s burst %" PRIu64 " bytes mode %u", p->id, p->uplink,
-			     p->cap_bps, p->burst_bytes, p->mode, c->uplinks[cp->uplink].name,
-			     cp->limits.cap_bps, cp->limits.burst_bytes, (unsigned)cp->limits.mode);
+			pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "pod %s: uplink %s cap %"
+				 PRIu64 " bit/s burst %" PRIu64 " bytes mode %u, the pod map says "
+				 "uplink %s cap %" PRIu64 " bit/s burst %" PRIu64 " bytes mode %u",
+				 p->id, p->uplink, p->cap_bps, p->burst_bytes, p->mode,
+				 c->uplinks[cp->uplink].name, cp->limits.cap_bps,
+				 cp->limits.burst_bytes, (unsigned)cp->limits.mode);
 	}
 }
 
@@ -612,13 +516,13 @@ check_contiguous(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		return true;
 	pc_utc_format(v->cursor_ns, t1, sizeof(t1));
 	if (r->window_start_ns < v->cursor_ns) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "overlaps what was already logged up "
-		     "to %s: a window duplicated, reordered or going backwards", t1);
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "overlaps what was already logged "
+			 "up to %s: a window duplicated, reordered or going backwards", t1);
 		return false;
 	}
 	pc_utc_format(r->window_start_ns, t2, sizeof(t2));
-	fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "the windows from %s to %s were not logged "
-	     "and no gap record or restart explains it", t1, t2);
+	pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "the windows from %s to %s were not logged "
+		 "and no gap record or restart explains it", t1, t2);
 	return true;
 }
 
@@ -626,18 +530,18 @@ static bool
 require_running(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	if (!v->started) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "%s before any start record",
-		     pc_record_type_name(r->type));
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "%s before any start record",
+			 pc_record_type_name(r->type));
 		return false;
 	}
 	if (v->stopped) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "%s after a stop record",
-		     pc_record_type_name(r->type));
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "%s after a stop record",
+			 pc_record_type_name(r->type));
 		return false;
 	}
 	if (r->window_len_ns != v->window_ns) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window length %" PRIu64 " ns, %" PRIu64
-		     " ns is in force", r->window_len_ns, v->window_ns);
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window length %" PRIu64 " ns, %"
+			 PRIu64 " ns is in force", r->window_len_ns, v->window_ns);
 		return false;
 	}
 	return true;
@@ -649,14 +553,14 @@ on_start(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	char t1[40];
 
 	if (!v->started) {
-		event(v, PC_VE_START, index, r);
+		pcv_event(v, PC_VE_START, index, r);
 	} else if (r->window_start_ns < v->cursor_ns && !v->resync) {
 		pc_utc_format(v->cursor_ns, t1, sizeof(t1));
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "restart goes back before %s, the end "
-		     "of what was already logged", t1);
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "restart goes back before %s, the "
+			 "end of what was already logged", t1);
 		return;
 	} else {
-		struct pc_verify_event *e = event(v, PC_VE_RESTART, index, r);
+		struct pc_verify_event *e = pcv_event(v, PC_VE_RESTART, index, r);
 
 		e->from_ns = v->resync ? r->window_start_ns : v->cursor_ns;
 		e->windows = (r->window_start_ns - e->from_ns) / r->window_len_ns;
@@ -677,21 +581,21 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		return;
 	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
 	if (memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window under a pod map digest other "
-		     "than the one in force since record %" PRIu64, v->inforce_record);
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window under a pod map digest "
+			 "other than the one in force since record %" PRIu64, v->inforce_record);
 		return;
 	}
 	if (r->npods != v->ninforce) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window of %" PRIu32 " pods, %" PRIu32
-		     " are in force since record %" PRIu64, r->npods, v->ninforce,
-		     v->inforce_record);
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window of %" PRIu32 " pods, %"
+			 PRIu32 " are in force since record %" PRIu64, r->npods, v->ninforce,
+			 v->inforce_record);
 		return;
 	}
 	for (uint32_t i = 0; i < r->npods; i++)
 		if (!podlim_eq(&v->inforce[i], &r->pods[i])) {
-			fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod #%" PRIu32 " (%s) differs "
-			     "from the pod in force since record %" PRIu64 " (%s)", i, r->pods[i].id,
-			     v->inforce_record, v->inforce[i].id);
+			pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod #%" PRIu32 " (%s) "
+				 "differs from the pod in force since record %" PRIu64 " (%s)", i,
+				 r->pods[i].id, v->inforce_record, v->inforce[i].id);
 			return;
 		}
 	v->nwindows += r->window_count;
@@ -701,8 +605,8 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 
 		pc_hex(r->podmap_digest, PC_DIGEST_LEN, a);
 		pc_hex(v->podmap_digest, PC_DIGEST_LEN, b);
-		fail(v, PC_VC_PODMAP, (int64_t)index, r, "window ran under pod map %s, the pod map "
-		     "given has digest %s", a, b);
+		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "window ran under pod map %s, the pod "
+			 "map given has digest %s", a, b);
 		v->podmap_reported = true;
 	}
 	for (uint32_t i = 0; i < r->npods; i++)
@@ -722,7 +626,7 @@ on_gap(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		return;
 	}
 	v->stopped = stopped;
-	struct pc_verify_event *e = event(v, PC_VE_GAP, index, r);
+	struct pc_verify_event *e = pcv_event(v, PC_VE_GAP, index, r);
 	e->windows = r->window_count;
 	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
 }
@@ -743,8 +647,8 @@ on_clock(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	v->resync = false;
 	if (r->window_start_ns < v->cursor_ns) {
 		pc_utc_format(v->cursor_ns, t1, sizeof(t1));
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "clock record takes the windows back "
-		     "before %s, the end of what was already logged", t1);
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "clock record takes the windows "
+			 "back before %s, the end of what was already logged", t1);
 		return;
 	}
 	uint64_t skip = r->window_start_ns - v->cursor_ns;
@@ -753,11 +657,11 @@ on_clock(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 
 		pcv_format_duration(r->elapsed_ns, a, sizeof(a));
 		pcv_format_duration(skip, b, sizeof(b));
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "clock record claims %s of real time "
-		     "where its window labels advance %s", a, b);
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "clock record claims %s of real "
+			 "time where its window labels advance %s", a, b);
 		return;
 	}
-	struct pc_verify_event *e = event(v, PC_VE_CLOCK, index, r);
+	struct pc_verify_event *e = pcv_event(v, PC_VE_CLOCK, index, r);
 	e->from_ns = v->cursor_ns;
 	e->step_ns = r->step_ns;
 	e->elapsed_ns = r->elapsed_ns;
@@ -770,13 +674,13 @@ static void
 on_reload(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	if (!v->started || v->stopped) {
-		fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "reload %s",
-		     v->started ? "after a stop record" : "before any start record");
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "reload %s",
+			 v->started ? "after a stop record" : "before any start record");
 		return;
 	}
 	if (!check_contiguous(v, index, r))
 		return;
-	event(v, PC_VE_RELOAD, index, r);
+	pcv_event(v, PC_VE_RELOAD, index, r);
 	v->cursor_ns = r->window_start_ns;
 	set_inforce(v, index, r);
 	check_podmap_pods(v, index, r);
@@ -787,7 +691,7 @@ on_stop(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	if (!require_running(v, index, r) || !check_contiguous(v, index, r))
 		return;
-	event(v, PC_VE_STOP, index, r);
+	pcv_event(v, PC_VE_STOP, index, r);
 	v->stopped = true;
 }
 
@@ -821,10 +725,11 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 		c->index = index;
 	}
 	if (pc_record_decode(rec, len, &r, &why) < 0) {
-		fail(v, PC_VC_DECODE, (int64_t)index, NULL, "record does not decode: %s", why.msg);
+		pcv_fail(v, PC_VC_DECODE, (int64_t)index, NULL, "record does not decode: %s",
+			 why.msg);
 		v->resync = true;
 		if (index == 0)
-			fail(v, PC_VC_SEQUENCE, 0, NULL, "record 0 is not a start record");
+			pcv_fail(v, PC_VC_SEQUENCE, 0, NULL, "record 0 is not a start record");
 		return;
 	}
 	if (c != NULL) {
@@ -832,10 +737,11 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 		c->window_start_ns = r.window_start_ns;
 	}
 	if (strcmp(r.appliance_id, v->appliance) != 0)
-		fail(v, PC_VC_APPLIANCE, (int64_t)index, &r, "record of appliance '%s' in the log "
-		     "of '%s'", r.appliance_id, v->appliance);
+		pcv_fail(v, PC_VC_APPLIANCE, (int64_t)index, &r,
+			 "record of appliance '%s' in the log of '%s'", r.appliance_id,
+			 v->appliance);
 	if (index == 0 && r.type != PC_REC_START)
-		fail(v, PC_VC_SEQUENCE, 0, &r, "record 0 is not a start record");
+		pcv_fail(v, PC_VC_SEQUENCE, 0, &r, "record 0 is not a start record");
 
 	switch (r.type) {
 	case PC_REC_START:
@@ -877,22 +783,23 @@ check_root(struct pc_verify *v)
 		for (size_t i = 0; i < v->nchanged; i++) {
 			struct pc_record r = { .type = v->changed[i].type,
 					       .window_start_ns = v->changed[i].window_start_ns };
-			fail(v, PC_VC_ROOT, (int64_t)v->changed[i].index, &r, "the record's bytes "
-			     "differ from the leaf under the signed root: it was altered after signing");
+			pcv_fail(v, PC_VC_ROOT, (int64_t)v->changed[i].index, &r, "the record's "
+				 "bytes differ from the leaf under the signed root: it was altered "
+				 "after signing");
 		}
 		return;
 	}
 	pc_hex(root, PC_HASH_LEN, a);
 	pc_hex(v->cp.root, PC_HASH_LEN, b);
 	if (v->resumed) {
-		fail(v, PC_VC_ROOT, -1, NULL, "records %" PRIu64 " to %" PRIu64 " on the trusted "
-		     "tree of %" PRIu64 " hash to root %s, the checkpoint signs %s: records were "
-		     "altered, or the log does not extend the trusted one (forked)",
-		     v->trusted.size, v->nrec - 1, v->trusted.size, a, b);
+		pcv_fail(v, PC_VC_ROOT, -1, NULL, "records %" PRIu64 " to %" PRIu64 " on the "
+			 "trusted tree of %" PRIu64 " hash to root %s, the checkpoint signs %s: "
+			 "records were altered, or the log does not extend the trusted one "
+			 "(forked)", v->trusted.size, v->nrec - 1, v->trusted.size, a, b);
 		return;
 	}
-	fail(v, PC_VC_ROOT, -1, NULL, "the %" PRIu64 " records hash to root %s, the checkpoint "
-	     "signs %s: records were altered, removed, reordered or inserted", v->nrec, a, b);
+	pcv_fail(v, PC_VC_ROOT, -1, NULL, "the %" PRIu64 " records hash to root %s, the checkpoint "
+		 "signs %s: records were altered, removed, reordered or inserted", v->nrec, a, b);
 }
 
 static void
@@ -903,20 +810,21 @@ check_trusted(struct pc_verify *v)
 	if (!v->have_trusted)
 		return;
 	if (v->cp.size < t->size) {
-		fail(v, PC_VC_ROLLBACK, -1, NULL, "the checkpoint's tree has %" PRIu64 " records, "
-		     "fewer than the %" PRIu64 " of the last trusted checkpoint: rolled back",
-		     v->cp.size, t->size);
+		pcv_fail(v, PC_VC_ROLLBACK, -1, NULL, "the checkpoint's tree has %" PRIu64
+			 " records, fewer than the %" PRIu64
+			 " of the last trusted checkpoint: rolled back", v->cp.size, t->size);
 		return;
 	}
 	if (v->cp.size == t->size) {
 		if (memcmp(v->cp.root, t->root, PC_HASH_LEN) != 0)
-			fail(v, PC_VC_FORK, -1, NULL, "the checkpoint and the last trusted one both "
-			     "have %" PRIu64 " records but different roots: the log forked", t->size);
+			pcv_fail(v, PC_VC_FORK, -1, NULL,
+				 "the checkpoint and the last trusted one both have %" PRIu64
+				 " records but different roots: the log forked", t->size);
 		return;
 	}
 	if (v->trusted_root_seen && memcmp(v->trusted_root_here, t->root, PC_HASH_LEN) != 0)
-		fail(v, PC_VC_FORK, -1, NULL, "the first %" PRIu64 " records do not hash to the "
-		     "root of the last trusted checkpoint: the log forked", t->size);
+		pcv_fail(v, PC_VC_FORK, -1, NULL, "the first %" PRIu64 " records do not hash to "
+			 "the root of the last trusted checkpoint: the log forked", t->size);
 }
 
 int
@@ -929,16 +837,14 @@ pc_verify_finish(struct pc_verify *v)
 		check_trusted(v);   /* nothing new: the roots compare, or it rolled back */
 	} else if (v->cp_ok) {
 		if (v->nrec < v->cp.size)
-			fail(v, PC_VC_MISSING, (int64_t)v->nrec, NULL, "the checkpoint covers %" PRIu64
-			     " records but only %" PRIu64 " are in the log: records were removed or "
-			     "the tail was truncated", v->cp.size, v->nrec);
+			pcv_fail(v, PC_VC_MISSING, (int64_t)v->nrec, NULL, "the checkpoint covers %"
+				 PRIu64 " records but only %" PRIu64 " are in the log: records "
+				 "were removed or the tail was truncated", v->cp.size, v->nrec);
 		else
 			check_root(v);
 		check_trusted(v);
 	}
-	for (uint32_t i = 0; i < v->npods; i++)
-		for (int d = 0; d < PC_DIR_COUNT; d++)
-			env_close(v, &v->pods[i], d);
+	pcv_env_finish(v);
 	return v->nfails > 0;
 }
 

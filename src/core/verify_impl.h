@@ -4,6 +4,7 @@
  * concern of docs/log-format.md, "Verifying":
  *
  *	verify.c           the checks
+ *	verify_envelope.c  burst + cap x time over runs of windows (check 7)
  *	verify_report.c    the text and JSON reports, and the number forms they use
  *	verify_state.c     the saved state: written after a clean run, read as
  *	                   hostile input
@@ -154,12 +155,34 @@ struct pc_verify {
 	bool finished;
 };
 
+/* ---- findings (verify.c) ---- */
+
+/*
+ * Records a failure of check c, blaming record `index` (-1 for none) and,
+ * when r is not NULL, naming its type and window. Counted always, kept up
+ * to PC_VERIFY_MAX_KEPT.
+ */
+void pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
+	      const struct pc_record *r, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* A new event of record `index`, filled from r; the caller sets the kind's own fields. */
+struct pc_verify_event *pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind,
+				  uint64_t index, const struct pc_record *r);
+
 /* ---- pods and links ---- */
 
 /* The index of pod `id` in v->pods, added when new (which may move v->pods). */
 uint32_t pcv_pod_index(struct pc_verify *v, const char *id);
 /* The same for links in v->links. */
 uint32_t pcv_link_index(struct pc_verify *v, const char *name);
+
+/* ---- the envelope (verify_envelope.c) ---- */
+
+/* Pod ps, direction d, passed `bytes` in the window [start, start + len) under (cap, burst). */
+void pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index,
+		  uint64_t start, uint64_t len, uint64_t bytes, uint64_t cap, uint64_t burst);
+/* At the end of the log: reports the worst interval of every run still open. */
+void pcv_env_finish(struct pc_verify *v);
 
 /* ---- number forms (verify_report.c), in the report, the messages and the state ---- */
 
