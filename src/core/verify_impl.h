@@ -4,6 +4,7 @@
  * concern of docs/log-format.md, "Verifying":
  *
  *	verify.c           the checks
+ *	verify_totals.c    pods and links by id, and what each passed and dropped
  *	verify_envelope.c  burst + cap x time over runs of windows (check 7)
  *	verify_report.c    the text and JSON reports, and the number forms they use
  *	verify_state.c     the saved state: written after a clean run, read as
@@ -169,12 +170,16 @@ void pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
 struct pc_verify_event *pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind,
 				  uint64_t index, const struct pc_record *r);
 
-/* ---- pods and links ---- */
+/* ---- pods and links (verify_totals.c) ---- */
 
 /* The index of pod `id` in v->pods, added when new (which may move v->pods). */
 uint32_t pcv_pod_index(struct pc_verify *v, const char *id);
+/* The index of pod `id`, or -1 if it never appeared. */
+int64_t pcv_pod_find(const struct pc_verify *v, const char *id);
 /* The same for links in v->links. */
 uint32_t pcv_link_index(struct pc_verify *v, const char *name);
+/* A WINDOW record the sequence accepted: adds up its pods (and their envelope) and links. */
+void pcv_account_window(struct pc_verify *v, uint64_t index, const struct pc_record *r);
 
 /* ---- the envelope (verify_envelope.c) ---- */
 
