@@ -4,6 +4,7 @@
  * concern of docs/log-format.md, "Verifying":
  *
  *	verify.c           the checks
+ *	verify_records.c   the sequence of records and the pod map (checks 5, 6)
  *	verify_totals.c    pods and links by id, and what each passed and dropped
  *	verify_envelope.c  burst + cap x time over runs of windows (check 7)
  *	verify_report.c    the text and JSON reports, and the number forms they use
@@ -169,6 +170,11 @@ void pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
 /* A new event of record `index`, filled from r; the caller sets the kind's own fields. */
 struct pc_verify_event *pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind,
 				  uint64_t index, const struct pc_record *r);
+
+/* ---- the sequence and the pod map (verify_records.c) ---- */
+
+/* A record that decoded, in its place in the log. */
+void pcv_sequence(struct pc_verify *v, uint64_t index, const struct pc_record *r);
 
 /* ---- pods and links (verify_totals.c) ---- */
 
