@@ -1,23 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verifier (docs/log-format.md, "Verifying").
+ * The verifier (docs/log-format.md, "Verifying"): its lifecycle, the
+ * checkpoint (check 1), each record's way in (check 4: it decodes and
+ * names this appliance) before the tree and the sequence take it, the end
+ * of the log, and the results.
  *
  * It trusts nothing but the verifier key (and, when given, the pod map and
  * the last checkpoint it trusted): every claim in the log is recomputed. It
  * streams: one pass over the records, memory bounded by the number of pods,
  * not by the length of the log.
  */
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <sodium.h>
-
-#include "podcap/clock.h"
-#include "podcap/hex.h"
+#include "podcap/config.h"
 #include "podcap/id.h"
+#include "podcap/merkle.h"
 #include "podcap/note.h"
 #include "podcap/record.h"
 #include "podcap/verify.h"
@@ -90,7 +89,7 @@ pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index,
 	return e;
 }
 
-/* ---- setup ---- */
+/* ---- lifecycle ---- */
 
 struct pc_verify *
 pc_verify_new(const struct pc_verifier_key *key, const struct pc_config *podmap)
@@ -132,6 +131,8 @@ pc_verify_free(struct pc_verify *v)
 	free(v->linkmap_ix.slots);
 	free(v);
 }
+
+/* ---- the checkpoint ---- */
 
 /* Parses and verifies a note with the key: 0, or -1 with the check and reason. */
 static int
@@ -235,47 +236,19 @@ pc_verify_size(const struct pc_verify *v)
 	return v->cp_ok ? v->cp.size : 0;
 }
 
-void
-pc_verify_consistency(struct pc_verify *v, const uint8_t proof[][PC_HASH_LEN], size_t n)
-{
-	if (!v->cp_ok || !v->have_trusted || v->trusted.size > v->cp.size)
-		return;
-	if (pc_merkle_verify_consistency(v->trusted.size, v->cp.size, v->trusted.root, v->cp.root,
-					 proof, n) < 0)
-		pcv_fail(v, PC_VC_FORK, -1, NULL,
-			 "the log's consistency proof from the trusted size %" PRIu64 " to %" PRIu64
-			 " does not verify: the log forked", v->trusted.size, v->cp.size);
-}
+/* ---- the records ---- */
 
 void
 pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *stored_leaf)
 {
 	struct pc_record r;
 	struct pc_error why;
-	uint8_t h[PC_HASH_LEN];
 
 	if (!v->cp_ok || v->nrec >= v->cp.size || v->finished)
 		return;
 	uint64_t index = v->nrec++;
 	v->rec_bytes += len;
-	pc_merkle_leaf_hash(rec, len, h);
-	pc_merkle_range_append(&v->range, h);
-	if (v->have_trusted && v->nrec == v->trusted.size) {
-		pc_merkle_range_root(&v->range, v->trusted_root_here);
-		v->trusted_root_seen = true;
-	}
-	if (stored_leaf == NULL)
-		v->stored_all = false;
-	else if (v->stored_all)
-		pc_merkle_range_append(&v->stored, stored_leaf);
-
-	struct changed *c = NULL;
-	if (stored_leaf != NULL && memcmp(stored_leaf, h, PC_HASH_LEN) != 0 &&
-	    v->nchanged < PC_VERIFY_MAX_KEPT) {
-		c = &v->changed[v->nchanged++];
-		memset(c, 0, sizeof(*c));
-		c->index = index;
-	}
+	struct changed *c = pcv_tree_append(v, index, rec, len, stored_leaf);
 	if (pc_record_decode(rec, len, &r, &why) < 0) {
 		pcv_fail(v, PC_VC_DECODE, (int64_t)index, NULL, "record does not decode: %s",
 			 why.msg);
@@ -296,84 +269,14 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 	pc_record_free(&r);
 }
 
-/* ---- the end ---- */
-
-static void
-check_root(struct pc_verify *v)
-{
-	uint8_t root[PC_HASH_LEN], sroot[PC_HASH_LEN];
-	char a[2 * PC_HASH_LEN + 1], b[2 * PC_HASH_LEN + 1];
-
-	pc_merkle_range_root(&v->range, root);
-	if (memcmp(root, v->cp.root, PC_HASH_LEN) == 0)
-		return;
-	pc_merkle_range_root(&v->stored, sroot);
-	if (v->stored_all && memcmp(sroot, v->cp.root, PC_HASH_LEN) == 0 && v->nchanged > 0) {
-		/* the stored hashes are the signed leaves: whatever differs from them changed */
-		for (size_t i = 0; i < v->nchanged; i++) {
-			struct pc_record r = { .type = v->changed[i].type,
-					       .window_start_ns = v->changed[i].window_start_ns };
-			pcv_fail(v, PC_VC_ROOT, (int64_t)v->changed[i].index, &r, "the record's "
-				 "bytes differ from the leaf under the signed root: it was altered "
-				 "after signing");
-		}
-		return;
-	}
-	pc_hex(root, PC_HASH_LEN, a);
-	pc_hex(v->cp.root, PC_HASH_LEN, b);
-	if (v->resumed) {
-		pcv_fail(v, PC_VC_ROOT, -1, NULL, "records %" PRIu64 " to %" PRIu64 " on the "
-			 "trusted tree of %" PRIu64 " hash to root %s, the checkpoint signs %s: "
-			 "records were altered, or the log does not extend the trusted one "
-			 "(forked)", v->trusted.size, v->nrec - 1, v->trusted.size, a, b);
-		return;
-	}
-	pcv_fail(v, PC_VC_ROOT, -1, NULL, "the %" PRIu64 " records hash to root %s, the checkpoint "
-		 "signs %s: records were altered, removed, reordered or inserted", v->nrec, a, b);
-}
-
-static void
-check_trusted(struct pc_verify *v)
-{
-	const struct pc_checkpoint *t = &v->trusted;
-
-	if (!v->have_trusted)
-		return;
-	if (v->cp.size < t->size) {
-		pcv_fail(v, PC_VC_ROLLBACK, -1, NULL, "the checkpoint's tree has %" PRIu64
-			 " records, fewer than the %" PRIu64
-			 " of the last trusted checkpoint: rolled back", v->cp.size, t->size);
-		return;
-	}
-	if (v->cp.size == t->size) {
-		if (memcmp(v->cp.root, t->root, PC_HASH_LEN) != 0)
-			pcv_fail(v, PC_VC_FORK, -1, NULL,
-				 "the checkpoint and the last trusted one both have %" PRIu64
-				 " records but different roots: the log forked", t->size);
-		return;
-	}
-	if (v->trusted_root_seen && memcmp(v->trusted_root_here, t->root, PC_HASH_LEN) != 0)
-		pcv_fail(v, PC_VC_FORK, -1, NULL, "the first %" PRIu64 " records do not hash to "
-			 "the root of the last trusted checkpoint: the log forked", t->size);
-}
-
 int
 pc_verify_finish(struct pc_verify *v)
 {
 	if (v->finished)
 		return v->nfails > 0;
 	v->finished = true;
-	if (v->cp_ok && v->resumed && v->cp.size <= v->trusted.size) {
-		check_trusted(v);   /* nothing new: the roots compare, or it rolled back */
-	} else if (v->cp_ok) {
-		if (v->nrec < v->cp.size)
-			pcv_fail(v, PC_VC_MISSING, (int64_t)v->nrec, NULL, "the checkpoint covers %"
-				 PRIu64 " records but only %" PRIu64 " are in the log: records "
-				 "were removed or the tail was truncated", v->cp.size, v->nrec);
-		else
-			check_root(v);
-		check_trusted(v);
-	}
+	if (v->cp_ok)
+		pcv_tree_finish(v);
 	pcv_env_finish(v);
 	return v->nfails > 0;
 }

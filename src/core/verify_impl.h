@@ -3,7 +3,10 @@
  * The verifier's shared state. Internal to src/core/verify*.c, one file a
  * concern of docs/log-format.md, "Verifying":
  *
- *	verify.c           the checks
+ *	verify.c           lifecycle, the checkpoint (check 1), each record's way
+ *	                   in (decode, appliance: check 4), finish, the results
+ *	verify_tree.c      the Merkle tree: missing records, the root, rollback
+ *	                   and fork (checks 2, 3, 8)
  *	verify_records.c   the sequence of records and the pod map (checks 5, 6)
  *	verify_totals.c    pods and links by id, and what each passed and dropped
  *	verify_envelope.c  burst + cap x time over runs of windows (check 7)
@@ -170,6 +173,19 @@ void pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
 /* A new event of record `index`, filled from r; the caller sets the kind's own fields. */
 struct pc_verify_event *pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind,
 				  uint64_t index, const struct pc_record *r);
+
+/* ---- the tree (verify_tree.c) ---- */
+
+/*
+ * Hashes record `index` into the tree (and stored_leaf, when given, into
+ * the stored one). Returns the entry that names the record when its bytes
+ * differ from stored_leaf, for the caller to fill in once it decodes;
+ * NULL otherwise.
+ */
+struct changed *pcv_tree_append(struct pc_verify *v, uint64_t index, const uint8_t *rec,
+				size_t len, const uint8_t *stored_leaf);
+/* After the last record of a checkpoint that verified: checks 2, 3 and 8. */
+void pcv_tree_finish(struct pc_verify *v);
 
 /* ---- the sequence and the pod map (verify_records.c) ---- */
 
