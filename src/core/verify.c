@@ -292,7 +292,7 @@ pc_verify_nfailures(const struct pc_verify *v)
 const struct pc_verify_failure *
 pc_verify_failure_at(const struct pc_verify *v, size_t i)
 {
-	if (i >= v->nfails || i >= PC_VERIFY_MAX_KEPT)
+	if (i >= pcv_kept(v->nfails))
 		return NULL;
 	return &v->fails[i];
 }
@@ -300,7 +300,7 @@ pc_verify_failure_at(const struct pc_verify *v, size_t i)
 const struct pc_verify_failure *
 pc_verify_find(const struct pc_verify *v, enum pc_verify_check c)
 {
-	for (uint64_t i = 0; i < v->nfails && i < PC_VERIFY_MAX_KEPT; i++)
+	for (uint64_t i = 0; i < pcv_kept(v->nfails); i++)
 		if (v->fails[i].check == c)
 			return &v->fails[i];
 	return NULL;
@@ -315,7 +315,7 @@ pc_verify_nevents(const struct pc_verify *v)
 const struct pc_verify_event *
 pc_verify_event_at(const struct pc_verify *v, size_t i)
 {
-	if (i >= v->nevents || i >= PC_VERIFY_MAX_KEPT)
+	if (i >= pcv_kept(v->nevents))
 		return NULL;
 	return &v->events[i];
 }

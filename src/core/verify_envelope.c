@@ -11,8 +11,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "podcap/classify.h"
 #include "podcap/clock.h"
-#include "podcap/counters.h"
 #include "podcap/record.h"
 #include "podcap/verify.h"
 
@@ -42,7 +42,7 @@ static void
 env_close(struct pc_verify *v, const struct podsum *ps, int d)
 {
 	const struct env *e = &ps->env[d];
-	char from[40], to[40], dur[32], bytes[48], over[48];
+	char from[PC_UTC_LEN], to[PC_UTC_LEN], dur[DURATION_LEN], bytes[U128_LEN], over[U128_LEN];
 	struct pc_record r = { .type = PC_REC_WINDOW };
 
 	if (!e->active || !e->viol)

@@ -162,6 +162,13 @@ struct pc_verify {
 
 /* ---- findings (verify.c) ---- */
 
+/* How many of n failures or events are kept for the report: the first ones. */
+static inline uint64_t
+pcv_kept(uint64_t n)
+{
+	return n < PC_VERIFY_MAX_KEPT ? n : PC_VERIFY_MAX_KEPT;
+}
+
 /*
  * Records a failure of check c, blaming record `index` (-1 for none) and,
  * when r is not NULL, naming its type and window. Counted always, kept up
@@ -212,6 +219,9 @@ void pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index,
 void pcv_env_finish(struct pc_verify *v);
 
 /* ---- number forms (verify_report.c), in the report, the messages and the state ---- */
+
+#define U128_LEN 40       /* room for any pcv_format_u128 output: 39 digits and a NUL */
+#define DURATION_LEN 32   /* room for any pcv_format_duration output */
 
 /* Decimal, as no printf conversion writes 128 bits. */
 void pcv_format_u128(u128 x, char *buf, size_t len);

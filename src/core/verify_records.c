@@ -26,37 +26,6 @@ podlim_eq(const struct podlim *a, const struct pc_record_pod *p)
 	    a->cap_bps == p->cap_bps && a->burst_bytes == p->burst_bytes && a->mode == p->mode;
 }
 
-/* START and RELOAD: the pod map and pods now in force. */
-static void
-set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
-{
-	v->window_ns = r->window_len_ns;
-	memcpy(v->digest, r->podmap_digest, PC_DIGEST_LEN);
-	v->inforce_record = index;
-	free(v->inforce);
-	free(v->inforce_sum);
-	v->inforce = calloc(r->npods ? r->npods : 1, sizeof(*v->inforce));
-	v->inforce_sum = calloc(r->npods ? r->npods : 1, sizeof(*v->inforce_sum));
-	if (v->inforce == NULL || v->inforce_sum == NULL)
-		abort();
-	v->ninforce = r->npods;
-	for (uint32_t i = 0; i < r->npods; i++) {
-		const struct pc_record_pod *p = &r->pods[i];
-		struct podlim *pl = &v->inforce[i];
-
-		memcpy(pl->id, p->id, PC_ID_LEN);
-		memcpy(pl->uplink, p->uplink, PC_ID_LEN);
-		pl->cap_bps = p->cap_bps;
-		pl->burst_bytes = p->burst_bytes;
-		pl->mode = p->mode;
-		v->inforce_sum[i] = pcv_pod_index(v, p->id);
-		if (v->pods[v->inforce_sum[i]].stamp == index)
-			pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod %s is declared twice",
-				 p->id);
-		v->pods[v->inforce_sum[i]].stamp = index;
-	}
-}
-
 /* START and RELOAD against --pod-map: the limits the record claims are the file's. */
 static void
 check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r)
@@ -96,6 +65,42 @@ check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r
 }
 
 /*
+ * START and RELOAD: from this record's window on, its pod map and pods are
+ * in force (and, with --pod-map, they must be the file's).
+ */
+static void
+set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	v->cursor_ns = r->window_start_ns;
+	v->window_ns = r->window_len_ns;
+	memcpy(v->digest, r->podmap_digest, PC_DIGEST_LEN);
+	v->inforce_record = index;
+	free(v->inforce);
+	free(v->inforce_sum);
+	v->inforce = calloc(r->npods ? r->npods : 1, sizeof(*v->inforce));
+	v->inforce_sum = calloc(r->npods ? r->npods : 1, sizeof(*v->inforce_sum));
+	if (v->inforce == NULL || v->inforce_sum == NULL)
+		abort();
+	v->ninforce = r->npods;
+	for (uint32_t i = 0; i < r->npods; i++) {
+		const struct pc_record_pod *p = &r->pods[i];
+		struct podlim *pl = &v->inforce[i];
+
+		memcpy(pl->id, p->id, PC_ID_LEN);
+		memcpy(pl->uplink, p->uplink, PC_ID_LEN);
+		pl->cap_bps = p->cap_bps;
+		pl->burst_bytes = p->burst_bytes;
+		pl->mode = p->mode;
+		v->inforce_sum[i] = pcv_pod_index(v, p->id);
+		if (v->pods[v->inforce_sum[i]].stamp == index)
+			pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod %s is declared twice",
+				 p->id);
+		v->pods[v->inforce_sum[i]].stamp = index;
+	}
+	check_podmap_pods(v, index, r);
+}
+
+/*
  * Where a record that continues the log must start: exactly at the cursor.
  * Earlier is an overlap (or a window replayed), later is a hole nobody
  * explained. Returns true when it may be accounted for.
@@ -103,7 +108,7 @@ check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r
 static bool
 check_contiguous(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
-	char t1[40], t2[40];
+	char t1[PC_UTC_LEN], t2[PC_UTC_LEN];
 
 	if (v->resync) {
 		/* after an undecodable record the cursor is unknown: that failure is reported */
@@ -149,7 +154,7 @@ require_running(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 static void
 on_start(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
-	char t1[40];
+	char t1[PC_UTC_LEN];
 
 	if (!v->started) {
 		pcv_event(v, PC_VE_START, index, r);
@@ -168,9 +173,7 @@ on_start(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	v->started = true;
 	v->stopped = false;
 	v->resync = false;
-	v->cursor_ns = r->window_start_ns;
 	set_inforce(v, index, r);
-	check_podmap_pods(v, index, r);
 }
 
 static void
@@ -236,7 +239,7 @@ on_gap(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 static void
 on_clock(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
-	char t1[40];
+	char t1[PC_UTC_LEN];
 
 	if (!require_running(v, index, r))
 		return;
@@ -250,7 +253,7 @@ on_clock(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	}
 	uint64_t skip = r->window_start_ns - v->cursor_ns;
 	if (!resync && r->elapsed_ns > skip) {
-		char a[32], b[32];
+		char a[DURATION_LEN], b[DURATION_LEN];
 
 		pcv_format_duration(r->elapsed_ns, a, sizeof(a));
 		pcv_format_duration(skip, b, sizeof(b));
@@ -278,9 +281,7 @@ on_reload(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	if (!check_contiguous(v, index, r))
 		return;
 	pcv_event(v, PC_VE_RELOAD, index, r);
-	v->cursor_ns = r->window_start_ns;
 	set_inforce(v, index, r);
-	check_podmap_pods(v, index, r);
 }
 
 static void
@@ -292,31 +293,21 @@ on_stop(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	v->stopped = true;
 }
 
-/* A record that decoded, in its place in the log. */
+/* The rules of each record type; a decoded record has one of these types. */
+static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_record *) = {
+	[PC_REC_START] = on_start,
+	[PC_REC_WINDOW] = on_window,
+	[PC_REC_GAP] = on_gap,
+	[PC_REC_RELOAD] = on_reload,
+	[PC_REC_STOP] = on_stop,
+	[PC_REC_CLOCK] = on_clock,
+};
+
 void
 pcv_sequence(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	if (index == 0 && r->type != PC_REC_START)
 		pcv_fail(v, PC_VC_SEQUENCE, 0, r, "record 0 is not a start record");
-
-	switch (r->type) {
-	case PC_REC_START:
-		on_start(v, index, r);
-		break;
-	case PC_REC_WINDOW:
-		on_window(v, index, r);
-		break;
-	case PC_REC_GAP:
-		on_gap(v, index, r);
-		break;
-	case PC_REC_RELOAD:
-		on_reload(v, index, r);
-		break;
-	case PC_REC_STOP:
-		on_stop(v, index, r);
-		break;
-	case PC_REC_CLOCK:
-		on_clock(v, index, r);
-		break;
-	}
+	if (r->type < sizeof(on_type) / sizeof(on_type[0]) && on_type[r->type] != NULL)
+		on_type[r->type](v, index, r);
 }

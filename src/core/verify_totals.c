@@ -10,6 +10,8 @@
 
 #include <sodium.h>
 
+#include "podcap/bytes.h"
+#include "podcap/classify.h"
 #include "podcap/counters.h"
 #include "podcap/record.h"
 #include "podcap/verify.h"
@@ -38,12 +40,9 @@ id_hash(const char *id)
 {
 	static const uint8_t key[crypto_shorthash_KEYBYTES]; /* fixed: the order never leaks out */
 	uint8_t h[crypto_shorthash_BYTES];
-	uint64_t v = 0;
 
 	crypto_shorthash(h, (const uint8_t *)id, strlen(id), key);
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | h[i];
-	return v;
+	return pc_load_be64(h);
 }
 
 /* Finds `id` (names(i) gives the id of entry i); returns entry index or -1. */
@@ -61,6 +60,17 @@ idmap_find(const struct idmap *m, const char *id, uint64_t h,
 	}
 }
 
+/* The first empty slot from h's on, in a table of cap (a power of two) slots. */
+static uint32_t
+free_slot(const struct slot *slots, uint32_t cap, uint64_t h)
+{
+	uint32_t j = (uint32_t)h & (cap - 1);
+
+	while (slots[j].val != 0)
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
 static void
 idmap_insert(struct idmap *m, uint64_t h, uint32_t index)
 {
@@ -69,21 +79,14 @@ idmap_insert(struct idmap *m, uint64_t h, uint32_t index)
 		struct slot *ns = calloc(ncap, sizeof(*ns));
 		if (ns == NULL)
 			abort();
-		for (uint32_t i = 0; i < m->cap; i++) {
-			if (m->slots[i].val == 0)
-				continue;
-			uint32_t j = (uint32_t)m->slots[i].h & (ncap - 1);
-			while (ns[j].val != 0)
-				j = (j + 1) & (ncap - 1);
-			ns[j] = m->slots[i];
-		}
+		for (uint32_t i = 0; i < m->cap; i++)
+			if (m->slots[i].val != 0)
+				ns[free_slot(ns, ncap, m->slots[i].h)] = m->slots[i];
 		free(m->slots);
 		m->slots = ns;
 		m->cap = ncap;
 	}
-	uint32_t j = (uint32_t)h & (m->cap - 1);
-	while (m->slots[j].val != 0)
-		j = (j + 1) & (m->cap - 1);
+	uint32_t j = free_slot(m->slots, m->cap, h);
 	m->slots[j].val = index + 1;
 	m->slots[j].h = h;
 	m->n++;
@@ -101,35 +104,51 @@ link_name(const struct pc_verify *v, uint32_t i)
 	return v->links[i].name;
 }
 
+/*
+ * The index of `id` in m. When it has none it gets `next`, the caller's
+ * next free entry, and *added says the caller must fill that entry in.
+ */
+static uint32_t
+idmap_index(struct idmap *m, const char *id, uint32_t next, bool *added,
+	    const char *(*name)(const struct pc_verify *, uint32_t), const struct pc_verify *v)
+{
+	uint64_t h = id_hash(id);
+	int64_t i = idmap_find(m, id, h, name, v);
+
+	*added = i < 0;
+	if (i >= 0)
+		return (uint32_t)i;
+	idmap_insert(m, h, next);
+	return next;
+}
+
 uint32_t
 pcv_pod_index(struct pc_verify *v, const char *id)
 {
-	uint64_t h = id_hash(id);
-	int64_t i = idmap_find(&v->podmap_ix, id, h, pod_name, v);
+	bool added;
+	uint32_t i = idmap_index(&v->podmap_ix, id, v->npods, &added, pod_name, v);
 
-	if (i >= 0)
-		return (uint32_t)i;
-	v->pods = grow(v->pods, &v->cap_pods, v->npods + 1, sizeof(*v->pods));
-	memset(&v->pods[v->npods], 0, sizeof(v->pods[0]));
-	snprintf(v->pods[v->npods].id, PC_ID_LEN, "%s", id);
-	v->pods[v->npods].stamp = UINT64_MAX;
-	idmap_insert(&v->podmap_ix, h, v->npods);
-	return v->npods++;
+	if (added) {
+		v->pods = grow(v->pods, &v->cap_pods, ++v->npods, sizeof(*v->pods));
+		memset(&v->pods[i], 0, sizeof(v->pods[i]));
+		snprintf(v->pods[i].id, PC_ID_LEN, "%s", id);
+		v->pods[i].stamp = UINT64_MAX;
+	}
+	return i;
 }
 
 uint32_t
 pcv_link_index(struct pc_verify *v, const char *name)
 {
-	uint64_t h = id_hash(name);
-	int64_t i = idmap_find(&v->linkmap_ix, name, h, link_name, v);
+	bool added;
+	uint32_t i = idmap_index(&v->linkmap_ix, name, v->nlinks, &added, link_name, v);
 
-	if (i >= 0)
-		return (uint32_t)i;
-	v->links = grow(v->links, &v->cap_links, v->nlinks + 1, sizeof(*v->links));
-	memset(&v->links[v->nlinks], 0, sizeof(v->links[0]));
-	snprintf(v->links[v->nlinks].name, PC_ID_LEN, "%s", name);
-	idmap_insert(&v->linkmap_ix, h, v->nlinks);
-	return v->nlinks++;
+	if (added) {
+		v->links = grow(v->links, &v->cap_links, ++v->nlinks, sizeof(*v->links));
+		memset(&v->links[i], 0, sizeof(v->links[i]));
+		snprintf(v->links[i].name, PC_ID_LEN, "%s", name);
+	}
+	return i;
 }
 
 int64_t
@@ -174,7 +193,7 @@ account_pod(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 		if (cap_window < ((u128)1 << 120) && scaled * 100 >= cap_window * 99)
 			t->at_cap++;
 		pcv_env_step(v, ps, d, index, r->window_start_ns, dur, c->pass_bytes, p->cap_bps,
-			 p->burst_bytes);
+			     p->burst_bytes);
 	}
 }
 

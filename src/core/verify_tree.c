@@ -26,7 +26,8 @@ pcv_tree_append(struct pc_verify *v, uint64_t index, const uint8_t *rec, size_t 
 
 	pc_merkle_leaf_hash(rec, len, h);
 	pc_merkle_range_append(&v->range, h);
-	if (v->have_trusted && v->nrec == v->trusted.size) {
+	/* the first trusted.size records must give the trusted root (check 8) */
+	if (v->have_trusted && index + 1 == v->trusted.size) {
 		pc_merkle_range_root(&v->range, v->trusted_root_here);
 		v->trusted_root_seen = true;
 	}
