@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "podcap/classify.h"
 #include "podcap/clock.h"
+#include "podcap/counters.h"
 #include "podcap/hex.h"
 #include "podcap/record.h"
 #include "podcap/verify.h"
@@ -20,23 +22,23 @@
 /* ---- number forms ---- */
 
 void
-pcv_format_u128(u128 v, char *buf, size_t len)
+pcv_format_u128(u128 x, char *buf, size_t len)
 {
-	char tmp[48];
+	char tmp[U128_LEN];
 	int i = (int)sizeof(tmp) - 1;
 
 	tmp[i] = '\0';
 	do {
-		tmp[--i] = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v != 0 && i > 0);
+		tmp[--i] = (char)('0' + (int)(x % 10));
+		x /= 10;
+	} while (x != 0 && i > 0);
 	snprintf(buf, len, "%s", tmp + i);
 }
 
 void
 pcv_print_u128(FILE *f, u128 x)
 {
-	char b[48];
+	char b[U128_LEN];
 
 	pcv_format_u128(x, b, sizeof(b));
 	fputs(b, f);
@@ -81,7 +83,7 @@ format_share(uint64_t permille, char *buf, size_t len)
 static void
 format_failure(const struct pc_verify_failure *f, char *buf, size_t len)
 {
-	char t[40];
+	char t[PC_UTC_LEN];
 
 	if (f->record < 0) {
 		snprintf(buf, len, "%s: %s", pc_verify_check_name(f->check), f->msg);
@@ -172,56 +174,68 @@ table_print(struct table *t, const char *indent, FILE *f)
 	t->nrows = t->cap = 0;
 }
 
+/* A count of drops as the tables show it: frames/bytes. */
+static void
+cell_drops(struct table *t, size_t row, unsigned col, u128 frames, u128 bytes)
+{
+	char a[U128_LEN], b[U128_LEN];
+
+	pcv_format_u128(frames, a, sizeof(a));
+	pcv_format_u128(bytes, b, sizeof(b));
+	table_cell(t, row, col, "%s/%s", a, b);
+}
+
+static const char *const pod_cols[] = {
+	"pod", "dir", "windows", "bytes", "frames", "peak_bytes", "peak_window", "peak/cap",
+	"at_cap",
+};
+#define POD_COLS (unsigned)(sizeof(pod_cols) / sizeof(pod_cols[0]))
+
+static void
+pod_row(struct table *t, size_t row, const struct podsum *ps, int d)
+{
+	const struct pc_verify_totals *tt = &ps->t[d];
+	char n[U128_LEN], c[PC_UTC_LEN], s[32];
+
+	table_cell(t, row, 0, "%s", ps->id);
+	table_cell(t, row, 1, "%s", pc_dir_name((enum pc_dir)d));
+	table_cell(t, row, 2, "%" PRIu64, tt->windows);
+	pcv_format_u128(tt->bytes, n, sizeof(n));
+	table_cell(t, row, 3, "%s", n);
+	pcv_format_u128(tt->frames, n, sizeof(n));
+	table_cell(t, row, 4, "%s", n);
+	table_cell(t, row, 5, "%" PRIu64, tt->peak_bytes);
+	if (tt->windows > 0) {
+		pc_utc_format(tt->peak_window_start_ns, c, sizeof(c));
+		format_share(tt->peak_permille, s, sizeof(s));
+	} else {
+		snprintf(c, sizeof(c), "-");
+		snprintf(s, sizeof(s), "-");
+	}
+	table_cell(t, row, 6, "%s", c);
+	table_cell(t, row, 7, "%s", s);
+	table_cell(t, row, 8, "%" PRIu64, tt->at_cap);
+	for (int k = 0; k < PC_POD_DROP_COUNT; k++)
+		cell_drops(t, row, POD_COLS + (unsigned)k, tt->drop_frames[k], tt->drop_bytes[k]);
+}
+
 static void
 print_pods_text(const struct pc_verify *v, FILE *f)
 {
-	struct table t = { .ncols = 9 + PC_POD_DROP_COUNT };
+	struct table t = { .ncols = POD_COLS + PC_POD_DROP_COUNT };
 	size_t row = 0;
-	char a[48], b[48], c[40], s[32];
 
 	if (v->npods == 0)
 		return;
 	fputc('\n', f);
-	table_cell(&t, 0, 0, "pod");
-	table_cell(&t, 0, 1, "dir");
-	table_cell(&t, 0, 2, "windows");
-	table_cell(&t, 0, 3, "bytes");
-	table_cell(&t, 0, 4, "frames");
-	table_cell(&t, 0, 5, "peak_bytes");
-	table_cell(&t, 0, 6, "peak_window");
-	table_cell(&t, 0, 7, "peak/cap");
-	table_cell(&t, 0, 8, "at_cap");
+	for (unsigned c = 0; c < POD_COLS; c++)
+		table_cell(&t, 0, c, "%s", pod_cols[c]);
 	for (int k = 0; k < PC_POD_DROP_COUNT; k++)
-		table_cell(&t, 0, 9 + (unsigned)k, "%s", pc_pod_drop_name((enum pc_pod_drop)k));
+		table_cell(&t, 0, POD_COLS + (unsigned)k, "%s",
+			   pc_pod_drop_name((enum pc_pod_drop)k));
 	for (uint32_t i = 0; i < v->npods; i++)
-		for (int d = 0; d < PC_DIR_COUNT; d++) {
-			const struct pc_verify_totals *tt = &v->pods[i].t[d];
-
-			row++;
-			pcv_format_u128(tt->bytes, a, sizeof(a));
-			pcv_format_u128(tt->frames, b, sizeof(b));
-			table_cell(&t, row, 0, "%s", v->pods[i].id);
-			table_cell(&t, row, 1, "%s", pc_dir_name((enum pc_dir)d));
-			table_cell(&t, row, 2, "%" PRIu64, tt->windows);
-			table_cell(&t, row, 3, "%s", a);
-			table_cell(&t, row, 4, "%s", b);
-			table_cell(&t, row, 5, "%" PRIu64, tt->peak_bytes);
-			if (tt->windows > 0) {
-				pc_utc_format(tt->peak_window_start_ns, c, sizeof(c));
-				format_share(tt->peak_permille, s, sizeof(s));
-			} else {
-				snprintf(c, sizeof(c), "-");
-				snprintf(s, sizeof(s), "-");
-			}
-			table_cell(&t, row, 6, "%s", c);
-			table_cell(&t, row, 7, "%s", s);
-			table_cell(&t, row, 8, "%" PRIu64, tt->at_cap);
-			for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
-				pcv_format_u128(tt->drop_frames[k], a, sizeof(a));
-				pcv_format_u128(tt->drop_bytes[k], b, sizeof(b));
-				table_cell(&t, row, 9 + (unsigned)k, "%s/%s", a, b);
-			}
-		}
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			pod_row(&t, ++row, &v->pods[i], d);
 	table_print(&t, "", f);
 	fprintf(f, "(drops in frames/bytes; peak/cap: the peak window's bytes over cap x window / 8;"
 		" at_cap: windows at 99%% of it or more)\n");
@@ -232,7 +246,6 @@ print_links_text(const struct pc_verify *v, FILE *f)
 {
 	struct table t = { .ncols = 2 + PC_LINK_DROP_COUNT };
 	size_t row = 0;
-	char a[48], b[48];
 
 	if (v->nlinks == 0)
 		return;
@@ -242,14 +255,14 @@ print_links_text(const struct pc_verify *v, FILE *f)
 		table_cell(&t, 0, 2 + (unsigned)k, "%s", pc_link_drop_name((enum pc_link_drop)k));
 	for (uint32_t i = 0; i < v->nlinks; i++)
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			const struct linksum *ls = &v->links[i];
+
 			row++;
-			table_cell(&t, row, 0, "%s", v->links[i].name);
+			table_cell(&t, row, 0, "%s", ls->name);
 			table_cell(&t, row, 1, "%s", pc_dir_name((enum pc_dir)d));
-			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
-				pcv_format_u128(v->links[i].frames[d][k], a, sizeof(a));
-				pcv_format_u128(v->links[i].bytes[d][k], b, sizeof(b));
-				table_cell(&t, row, 2 + (unsigned)k, "%s/%s", a, b);
-			}
+			for (int k = 0; k < PC_LINK_DROP_COUNT; k++)
+				cell_drops(&t, row, 2 + (unsigned)k, ls->frames[d][k],
+					   ls->bytes[d][k]);
 		}
 	fputc('\n', f);
 	table_print(&t, "", f);
@@ -278,7 +291,8 @@ event_name(enum pc_verify_event_kind k)
 static void
 event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 {
-	char d[2 * PC_DIGEST_LEN + 1], b[2 * 32 + 1], t[40], dur[32], w[32];
+	char d[2 * PC_DIGEST_LEN + 1], b[2 * 32 + 1], t[PC_UTC_LEN], dur[DURATION_LEN];
+	char w[DURATION_LEN];
 
 	pc_hex(e->podmap_digest, PC_DIGEST_LEN, d);
 	pc_hex(e->build_id, 32, b);
@@ -306,7 +320,7 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 		snprintf(buf, len, "window %s, pod map %s", w, d);
 		break;
 	case PC_VE_CLOCK: {
-		char step[40], real[32], labels[32];
+		char step[DURATION_LEN], real[DURATION_LEN], labels[DURATION_LEN];
 		uint64_t mag = e->step_ns < 0 ? (uint64_t)-e->step_ns : (uint64_t)e->step_ns;
 
 		pcv_format_duration(mag, step, sizeof(step));
@@ -321,15 +335,23 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 	}
 }
 
+/* What a list leaves out after the ones kept. */
+static void
+print_more(FILE *f, uint64_t total)
+{
+	if (total > PC_VERIFY_MAX_KEPT)
+		fprintf(f, "  ... and %" PRIu64 " more\n", total - PC_VERIFY_MAX_KEPT);
+}
+
 static void
 print_events_text(const struct pc_verify *v, FILE *f)
 {
-	char t[40], detail[512];
+	char t[PC_UTC_LEN], detail[512];
 
 	if (v->nevents == 0)
 		return;
 	fprintf(f, "\nevents:\n");
-	for (uint64_t i = 0; i < v->nevents && i < PC_VERIFY_MAX_KEPT; i++) {
+	for (uint64_t i = 0; i < pcv_kept(v->nevents); i++) {
 		const struct pc_verify_event *e = &v->events[i];
 
 		pc_utc_format(e->window_start_ns, t, sizeof(t));
@@ -337,8 +359,22 @@ print_events_text(const struct pc_verify *v, FILE *f)
 		fprintf(f, "  %s  record %" PRIu64 "  %s: %s\n", t, e->record, event_name(e->kind),
 			detail);
 	}
-	if (v->nevents > PC_VERIFY_MAX_KEPT)
-		fprintf(f, "  ... and %" PRIu64 " more\n", v->nevents - PC_VERIFY_MAX_KEPT);
+	print_more(f, v->nevents);
+}
+
+static void
+print_failures_text(const struct pc_verify *v, FILE *f)
+{
+	char line[PC_VERIFY_MSG_LEN + 256];
+
+	if (v->nfails == 0)
+		return;
+	fprintf(f, "\nfailures:\n");
+	for (uint64_t i = 0; i < pcv_kept(v->nfails); i++) {
+		format_failure(&v->fails[i], line, sizeof(line));
+		fprintf(f, "  %s\n", line);
+	}
+	print_more(f, v->nfails);
 }
 
 void
@@ -359,48 +395,29 @@ pc_verify_print_text(const struct pc_verify *v, FILE *f)
 	print_pods_text(v, f);
 	print_links_text(v, f);
 	print_events_text(v, f);
-	if (v->nfails > 0) {
-		fprintf(f, "\nfailures:\n");
-		for (uint64_t i = 0; i < v->nfails && i < PC_VERIFY_MAX_KEPT; i++) {
-			format_failure(&v->fails[i], line, sizeof(line));
-			fprintf(f, "  %s\n", line);
-		}
-		if (v->nfails > PC_VERIFY_MAX_KEPT)
-			fprintf(f, "  ... and %" PRIu64 " more\n", v->nfails - PC_VERIFY_MAX_KEPT);
-	}
+	print_failures_text(v, f);
 	result_line(v, line, sizeof(line));
 	fprintf(f, "\n%s\n", line);
 }
 
 /* ---- JSON ---- */
 
+/* A JSON string: the short escapes where JSON has them, \u00XX for other controls. */
 static void
 json_str(FILE *f, const char *s)
 {
+	static const char plain[] = "\"\\\n\t\r", escaped[] = "\"\\ntr";
+
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
+		const char *k = strchr(plain, *p);
+
+		if (k != NULL)
+			fprintf(f, "\\%c", escaped[k - plain]);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
 	}
 	fputc('"', f);
 }
@@ -408,7 +425,7 @@ json_str(FILE *f, const char *s)
 static void
 json_time(FILE *f, uint64_t ns)
 {
-	char t[40];
+	char t[PC_UTC_LEN];
 
 	pc_utc_format(ns, t, sizeof(t));
 	json_str(f, t);
@@ -423,145 +440,138 @@ json_hex(FILE *f, const uint8_t *b, size_t n)
 	json_str(f, h);
 }
 
+/* A count of drops: {"frames": F, "bytes": B}. */
 static void
-print_pods_json(const struct pc_verify *v, FILE *f)
+json_drops(FILE *f, u128 frames, u128 bytes)
 {
-	bool first = true;
-
-	fprintf(f, "  \"pods\": [");
-	for (uint32_t i = 0; i < v->npods; i++)
-		for (int d = 0; d < PC_DIR_COUNT; d++) {
-			const struct pc_verify_totals *t = &v->pods[i].t[d];
-
-			fprintf(f, "%s\n    {\"pod\": ", first ? "" : ",");
-			first = false;
-			json_str(f, v->pods[i].id);
-			fprintf(f, ", \"dir\": \"%s\", \"windows\": %" PRIu64 ", \"bytes\": ",
-				pc_dir_name((enum pc_dir)d), t->windows);
-			pcv_print_u128(f, t->bytes);
-			fprintf(f, ", \"frames\": ");
-			pcv_print_u128(f, t->frames);
-			fprintf(f, ", \"peak_bytes\": %" PRIu64 ", \"peak_window\": ", t->peak_bytes);
-			if (t->windows > 0)
-				json_time(f, t->peak_window_start_ns);
-			else
-				fputs("null", f);
-			fprintf(f, ", \"peak_permille\": ");
-			if (t->windows > 0 && t->peak_permille != UINT64_MAX)
-				fprintf(f, "%" PRIu64, t->peak_permille);
-			else
-				fputs("null", f);
-			fprintf(f, ", \"windows_at_cap\": %" PRIu64 ", \"drops\": {", t->at_cap);
-			for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
-				fprintf(f, "%s\"%s\": {\"frames\": ", k ? ", " : "",
-					pc_pod_drop_name((enum pc_pod_drop)k));
-				pcv_print_u128(f, t->drop_frames[k]);
-				fprintf(f, ", \"bytes\": ");
-				pcv_print_u128(f, t->drop_bytes[k]);
-				fputc('}', f);
-			}
-			fprintf(f, "}}");
-		}
-	fprintf(f, "%s],\n", first ? "" : "\n  ");
+	fprintf(f, "{\"frames\": ");
+	pcv_print_u128(f, frames);
+	fprintf(f, ", \"bytes\": ");
+	pcv_print_u128(f, bytes);
+	fputc('}', f);
 }
 
+/* Item i of the pods list: pod i / 2, direction i % 2. */
 static void
-print_links_json(const struct pc_verify *v, FILE *f)
+json_pod(FILE *f, const struct pc_verify *v, uint64_t i)
 {
-	bool first = true;
+	const struct podsum *ps = &v->pods[i / PC_DIR_COUNT];
+	int d = (int)(i % PC_DIR_COUNT);
+	const struct pc_verify_totals *t = &ps->t[d];
 
-	fprintf(f, "  \"links\": [");
-	for (uint32_t i = 0; i < v->nlinks; i++)
-		for (int d = 0; d < PC_DIR_COUNT; d++) {
-			fprintf(f, "%s\n    {\"link\": ", first ? "" : ",");
-			first = false;
-			json_str(f, v->links[i].name);
-			fprintf(f, ", \"dir\": \"%s\"", pc_dir_name((enum pc_dir)d));
-			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
-				fprintf(f, ", \"%s\": {\"frames\": ",
-					pc_link_drop_name((enum pc_link_drop)k));
-				pcv_print_u128(f, v->links[i].frames[d][k]);
-				fprintf(f, ", \"bytes\": ");
-				pcv_print_u128(f, v->links[i].bytes[d][k]);
-				fputc('}', f);
-			}
-			fputc('}', f);
-		}
-	fprintf(f, "%s],\n", first ? "" : "\n  ");
-}
-
-static void
-print_events_json(const struct pc_verify *v, FILE *f)
-{
-	uint64_t n = v->nevents < PC_VERIFY_MAX_KEPT ? v->nevents : PC_VERIFY_MAX_KEPT;
-
-	fprintf(f, "  \"events_total\": %" PRIu64 ",\n  \"events\": [", v->nevents);
-	for (uint64_t i = 0; i < n; i++) {
-		const struct pc_verify_event *e = &v->events[i];
-
-		fprintf(f, "%s\n    {\"event\": \"%s\", \"record\": %" PRIu64 ", \"time\": ",
-			i ? "," : "", event_name(e->kind), e->record);
-		json_time(f, e->window_start_ns);
-		switch (e->kind) {
-		case PC_VE_RESTART:
-			fprintf(f, ", \"clean\": %s, \"down_from\": ", e->clean ? "true" : "false");
-			json_time(f, e->from_ns);
-			fprintf(f, ", \"down_ns\": %" PRIu64 ", \"windows\": %" PRIu64,
-				e->window_start_ns - e->from_ns, e->windows);
-			/* fall through */
-		case PC_VE_START:
-			fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
-			json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
-			fprintf(f, ", \"build\": ");
-			json_hex(f, e->build_id, 32);
-			break;
-		case PC_VE_RELOAD:
-			fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
-			json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
-			break;
-		case PC_VE_GAP:
-			fprintf(f, ", \"windows\": %" PRIu64 ", \"window_ns\": %" PRIu64, e->windows,
-				e->window_len_ns);
-			break;
-		case PC_VE_CLOCK:
-			fprintf(f, ", \"step_ns\": %" PRId64 ", \"from\": ", e->step_ns);
-			json_time(f, e->from_ns);
-			fprintf(f, ", \"labels_ns\": %" PRIu64 ", \"elapsed_ns\": %" PRIu64,
-				e->window_start_ns - e->from_ns, e->elapsed_ns);
-			break;
-		case PC_VE_STOP:
-			break;
-		}
-		fputc('}', f);
+	fprintf(f, "{\"pod\": ");
+	json_str(f, ps->id);
+	fprintf(f, ", \"dir\": \"%s\", \"windows\": %" PRIu64 ", \"bytes\": ",
+		pc_dir_name((enum pc_dir)d), t->windows);
+	pcv_print_u128(f, t->bytes);
+	fprintf(f, ", \"frames\": ");
+	pcv_print_u128(f, t->frames);
+	fprintf(f, ", \"peak_bytes\": %" PRIu64 ", \"peak_window\": ", t->peak_bytes);
+	if (t->windows > 0)
+		json_time(f, t->peak_window_start_ns);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"peak_permille\": ");
+	if (t->windows > 0 && t->peak_permille != UINT64_MAX)
+		fprintf(f, "%" PRIu64, t->peak_permille);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"windows_at_cap\": %" PRIu64 ", \"drops\": {", t->at_cap);
+	for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
+		fprintf(f, "%s\"%s\": ", k ? ", " : "", pc_pod_drop_name((enum pc_pod_drop)k));
+		json_drops(f, t->drop_frames[k], t->drop_bytes[k]);
 	}
-	fprintf(f, "%s],\n", n ? "\n  " : "");
+	fprintf(f, "}}");
 }
 
 static void
-print_failures_json(const struct pc_verify *v, FILE *f)
+json_link(FILE *f, const struct pc_verify *v, uint64_t i)
 {
-	uint64_t n = v->nfails < PC_VERIFY_MAX_KEPT ? v->nfails : PC_VERIFY_MAX_KEPT;
+	const struct linksum *ls = &v->links[i / PC_DIR_COUNT];
+	int d = (int)(i % PC_DIR_COUNT);
 
-	fprintf(f, "  \"failures_total\": %" PRIu64 ",\n  \"failures\": [", v->nfails);
-	for (uint64_t i = 0; i < n; i++) {
-		const struct pc_verify_failure *x = &v->fails[i];
-
-		fprintf(f, "%s\n    {\"check\": \"%s\", \"record\": ", i ? "," : "",
-			pc_verify_check_name(x->check));
-		if (x->record < 0)
-			fputs("null, \"type\": null, \"time\": null", f);
-		else if (x->type == 0)
-			fprintf(f, "%" PRId64 ", \"type\": null, \"time\": null", x->record);
-		else {
-			fprintf(f, "%" PRId64 ", \"type\": \"%s\", \"time\": ", x->record,
-				pc_record_type_name(x->type));
-			json_time(f, x->window_start_ns);
-		}
-		fprintf(f, ", \"message\": ");
-		json_str(f, x->msg);
-		fputc('}', f);
+	fprintf(f, "{\"link\": ");
+	json_str(f, ls->name);
+	fprintf(f, ", \"dir\": \"%s\"", pc_dir_name((enum pc_dir)d));
+	for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
+		fprintf(f, ", \"%s\": ", pc_link_drop_name((enum pc_link_drop)k));
+		json_drops(f, ls->frames[d][k], ls->bytes[d][k]);
 	}
-	fprintf(f, "%s],\n", n ? "\n  " : "");
+	fputc('}', f);
+}
+
+static void
+json_event(FILE *f, const struct pc_verify *v, uint64_t i)
+{
+	const struct pc_verify_event *e = &v->events[i];
+
+	fprintf(f, "{\"event\": \"%s\", \"record\": %" PRIu64 ", \"time\": ", event_name(e->kind),
+		e->record);
+	json_time(f, e->window_start_ns);
+	switch (e->kind) {
+	case PC_VE_RESTART:
+		fprintf(f, ", \"clean\": %s, \"down_from\": ", e->clean ? "true" : "false");
+		json_time(f, e->from_ns);
+		fprintf(f, ", \"down_ns\": %" PRIu64 ", \"windows\": %" PRIu64,
+			e->window_start_ns - e->from_ns, e->windows);
+		/* fall through */
+	case PC_VE_START:
+		fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
+		json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+		fprintf(f, ", \"build\": ");
+		json_hex(f, e->build_id, 32);
+		break;
+	case PC_VE_RELOAD:
+		fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
+		json_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+		break;
+	case PC_VE_GAP:
+		fprintf(f, ", \"windows\": %" PRIu64 ", \"window_ns\": %" PRIu64, e->windows,
+			e->window_len_ns);
+		break;
+	case PC_VE_CLOCK:
+		fprintf(f, ", \"step_ns\": %" PRId64 ", \"from\": ", e->step_ns);
+		json_time(f, e->from_ns);
+		fprintf(f, ", \"labels_ns\": %" PRIu64 ", \"elapsed_ns\": %" PRIu64,
+			e->window_start_ns - e->from_ns, e->elapsed_ns);
+		break;
+	case PC_VE_STOP:
+		break;
+	}
+	fputc('}', f);
+}
+
+static void
+json_failure(FILE *f, const struct pc_verify *v, uint64_t i)
+{
+	const struct pc_verify_failure *x = &v->fails[i];
+
+	fprintf(f, "{\"check\": \"%s\", \"record\": ", pc_verify_check_name(x->check));
+	if (x->record < 0) {
+		fputs("null, \"type\": null, \"time\": null", f);
+	} else if (x->type == 0) {
+		fprintf(f, "%" PRId64 ", \"type\": null, \"time\": null", x->record);
+	} else {
+		fprintf(f, "%" PRId64 ", \"type\": \"%s\", \"time\": ", x->record,
+			pc_record_type_name(x->type));
+		json_time(f, x->window_start_ns);
+	}
+	fprintf(f, ", \"message\": ");
+	json_str(f, x->msg);
+	fputc('}', f);
+}
+
+/* "name": [item 0, ..., item n - 1], each item on a line of its own. */
+static void
+json_list(FILE *f, const char *name, const struct pc_verify *v, uint64_t n,
+	  void (*item)(FILE *, const struct pc_verify *, uint64_t))
+{
+	fprintf(f, "  \"%s\": [", name);
+	for (uint64_t i = 0; i < n; i++) {
+		fputs(i == 0 ? "\n    " : ",\n    ", f);
+		item(f, v, i);
+	}
+	fprintf(f, "%s],\n", n == 0 ? "" : "\n  ");
 }
 
 void
@@ -586,10 +596,12 @@ pc_verify_print_json(const struct pc_verify *v, FILE *f)
 	fprintf(f, ",\n  \"records\": %" PRIu64 ",\n  \"windows\": %" PRIu64 ",\n", v->nrec,
 		v->nwindows);
 	fprintf(f, "  \"resumed_from\": %" PRIu64 ",\n", v->resumed ? v->trusted.size : 0);
-	print_pods_json(v, f);
-	print_links_json(v, f);
-	print_events_json(v, f);
-	print_failures_json(v, f);
+	json_list(f, "pods", v, (uint64_t)v->npods * PC_DIR_COUNT, json_pod);
+	json_list(f, "links", v, (uint64_t)v->nlinks * PC_DIR_COUNT, json_link);
+	fprintf(f, "  \"events_total\": %" PRIu64 ",\n", v->nevents);
+	json_list(f, "events", v, pcv_kept(v->nevents), json_event);
+	fprintf(f, "  \"failures_total\": %" PRIu64 ",\n", v->nfails);
+	json_list(f, "failures", v, pcv_kept(v->nfails), json_failure);
 	result_line(v, line, sizeof(line));
 	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
 	json_str(f, line);
