@@ -14,6 +14,8 @@
 
 #include <sodium.h>
 
+#include "podcap/classify.h"
+#include "podcap/counters.h"
 #include "podcap/hex.h"
 #include "podcap/merkle.h"
 #include "podcap/note.h"
@@ -25,22 +27,20 @@
 #define SUM_TAG "sum "
 #define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)
 
+/* ---- writing: numbers are decimal after a space, hashes lowercase hex ---- */
+
 static void
 put_u128(FILE *f, u128 x)
 {
-	char b[48];
-
-	pcv_format_u128(x, b, sizeof(b));
-	fprintf(f, " %s", b);
+	fputc(' ', f);
+	pcv_print_u128(f, x);
 }
 
 static void
 put_i128(FILE *f, i128 x)
 {
 	fputs(x < 0 ? " -" : " ", f);
-	char b[48];
-	pcv_format_u128(x < 0 ? (u128)-x : (u128)x, b, sizeof(b));
-	fputs(b, f);
+	pcv_print_u128(f, x < 0 ? (u128)-x : (u128)x);
 }
 
 static void
@@ -85,37 +85,27 @@ save_pod(FILE *f, const struct podsum *ps)
 static void
 save_events(const struct pc_verify *v, FILE *f)
 {
-	uint64_t kept = v->nevents < PC_VERIFY_MAX_KEPT ? v->nevents : PC_VERIFY_MAX_KEPT;
+	uint64_t kept = pcv_kept(v->nevents);
 
 	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", v->nevents, kept);
 	for (uint64_t i = 0; i < kept; i++) {
 		const struct pc_verify_event *e = &v->events[i];
 
 		fprintf(f, "event %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %d %s%" PRIu64 " %" PRIu64, (int)e->kind, e->record, e->window_start_ns,
-			e->from_ns, e->window_len_ns, e->windows, e->clean ? 1 : 0,
-			e->step_ns < 0 ? "-" : "",
-			e->step_ns < 0 ? -(uint64_t)e->step_ns : (uint64_t)e->step_ns, e->elapsed_ns);
+			" %d", (int)e->kind, e->record, e->window_start_ns, e->from_ns,
+			e->window_len_ns, e->windows, e->clean ? 1 : 0);
+		put_i128(f, e->step_ns);
+		fprintf(f, " %" PRIu64, e->elapsed_ns);
 		put_hex(f, e->podmap_digest, PC_DIGEST_LEN);
 		put_hex(f, e->build_id, sizeof(e->build_id));
 		fputc('\n', f);
 	}
 }
 
-int
-pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
+/* The trusted tree: its right edge, and where the records after it start. */
+static void
+save_tree(const struct pc_verify *v, FILE *f)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	uint8_t sum[crypto_generichash_BYTES];
-
-	if (!v->finished || v->nfails > 0 || !v->cp_ok || v->nrec != v->cp.size)
-		return -1;
-	FILE *f = open_memstream(&buf, &len);
-	if (f == NULL)
-		return -1;
-	fwrite(v->note, 1, v->note_len, f);
-	fputs(STATE_MAGIC, f);
 	fprintf(f, "edge %" PRIu64 " %u\n", v->range.size, v->range.n);
 	for (unsigned i = 0; i < v->range.n; i++) {
 		fputs("hash", f);
@@ -123,6 +113,12 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 		fputc('\n', f);
 	}
 	fprintf(f, "bytes %" PRIu64 "\n", v->rec_bytes);
+}
+
+/* The pod map checked against, and what the sequence carries to the next record. */
+static void
+save_sequence(const struct pc_verify *v, FILE *f)
+{
 	fputs("podmap", f);
 	if (v->podmap != NULL)
 		put_hex(f, v->podmap_digest, PC_DIGEST_LEN);
@@ -132,9 +128,12 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 		v->started ? 1 : 0, v->stopped ? 1 : 0, v->cursor_ns, v->skipped_ns, v->window_ns,
 		v->inforce_record, v->nwindows);
 	put_hex(f, v->digest, PC_DIGEST_LEN);
-	fprintf(f, "\npods %" PRIu32 "\n", v->npods);
-	for (uint32_t i = 0; i < v->npods; i++)
-		save_pod(f, &v->pods[i]);
+	fputc('\n', f);
+}
+
+static void
+save_inforce(const struct pc_verify *v, FILE *f)
+{
 	fprintf(f, "inforce %" PRIu32 "\n", v->ninforce);
 	for (uint32_t i = 0; i < v->ninforce; i++) {
 		const struct podlim *pl = &v->inforce[i];
@@ -142,6 +141,11 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 		fprintf(f, "limits %" PRIu32 " %s %s %" PRIu64 " %" PRIu64 " %u\n", v->inforce_sum[i],
 			pl->id, pl->uplink, pl->cap_bps, pl->burst_bytes, pl->mode);
 	}
+}
+
+static void
+save_links(const struct pc_verify *v, FILE *f)
+{
 	fprintf(f, "links %" PRIu32 "\n", v->nlinks);
 	for (uint32_t i = 0; i < v->nlinks; i++) {
 		fprintf(f, "link %s", v->links[i].name);
@@ -152,6 +156,29 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 			}
 		fputc('\n', f);
 	}
+}
+
+int
+pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
+{
+	char *buf = NULL, hex[2 * crypto_generichash_BYTES + 1];
+	size_t len = 0;
+	uint8_t sum[crypto_generichash_BYTES];
+
+	if (!v->finished || v->nfails > 0 || !v->cp_ok || v->nrec != v->cp.size)
+		return -1;
+	FILE *f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return -1;
+	fwrite(v->note, 1, v->note_len, f);
+	fputs(STATE_MAGIC, f);
+	save_tree(v, f);
+	save_sequence(v, f);
+	fprintf(f, "pods %" PRIu32 "\n", v->npods);
+	for (uint32_t i = 0; i < v->npods; i++)
+		save_pod(f, &v->pods[i]);
+	save_inforce(v, f);
+	save_links(v, f);
 	save_events(v, f);
 	if (fflush(f) != 0 || ferror(f)) {
 		fclose(f);
@@ -159,10 +186,8 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 		return -1;
 	}
 	crypto_generichash(sum, sizeof(sum), (const uint8_t *)buf, len, NULL, 0);
-	fputs(SUM_TAG, f);
-	for (size_t i = 0; i < sizeof(sum); i++)
-		fprintf(f, "%02x", sum[i]);
-	fputc('\n', f);
+	pc_hex(sum, sizeof(sum), hex);
+	fprintf(f, SUM_TAG "%s\n", hex);
 	if (fclose(f) != 0) {
 		free(buf);
 		return -1;
@@ -171,6 +196,8 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 	*outlen = len;
 	return 0;
 }
+
+/* ---- reading: every line parses to the letter, or the state is refused ---- */
 
 /* A cursor over the state's lines; every parse error names the line. */
 struct lines {
@@ -380,7 +407,7 @@ load_events(struct pc_verify *v, struct lines *ls)
 	uint64_t total, kept, kind, clean;
 
 	if (!line_is(ls, "events", &s) || !get_u64(&s, &total) || !get_u64(&s, &kept) ||
-	    *s != '\0' || kept != (total < PC_VERIFY_MAX_KEPT ? total : PC_VERIFY_MAX_KEPT))
+	    *s != '\0' || kept != pcv_kept(total))
 		return false;
 	for (uint64_t i = 0; i < kept; i++) {
 		struct pc_verify_event *e = &v->events[i];
