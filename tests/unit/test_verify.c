@@ -15,9 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <ftw.h>
 #include <sodium.h>
-#include <unistd.h>
 
 #include "podcap/clock.h"
 #include "podcap/config.h"
@@ -28,10 +26,11 @@
 #include "podcap/record.h"
 #include "podcap/verify.h"
 
+#include "testutil.h"
+
 #define APP "t-app"
 #define ORIGIN "podcap/" APP
 #define T0 (1704067200ULL * 1000000000ULL)
-#define MAXLOG 64
 
 static const char map_a[] =
 	"appliance:\n"
@@ -55,12 +54,6 @@ static const char map_a[] =
 	"    cap: 400Mbps\n"
 	"    burst: 50MB\n"
 	"    mode: shape\n";
-
-struct log {
-	uint8_t *rec[MAXLOG];
-	size_t len[MAXLOG];
-	size_t n;
-};
 
 /* What the records being built claim. */
 struct gen {
@@ -91,29 +84,15 @@ setup(void **state)
 	(void)state;
 	if (sodium_init() < 0)
 		return -1;
-	key_a = pc_signer_key_generate(ORIGIN);
-	key_b = pc_signer_key_generate("podcap/t-other");
-	pc_signer_key_public(key_a, &vk_a);
-	pc_signer_key_public(key_b, &vk_b);
+	key_a = pc_test_key(ORIGIN, &vk_a);
+	key_b = pc_test_key("podcap/t-other", &vk_b);
 	load_map(&gen_a, map_a);
 	char *b = strdup(map_a);
 	char *cap = strstr(b, "400Mbps");
 	memcpy(cap, "500Mbps", 7);
 	load_map(&gen_b, b);
 	free(b);
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/podcap-verify-XXXXXX", tmp ? tmp : "/tmp");
-	return mkdtemp(tmpdir) == NULL ? -1 : 0;
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	return pc_test_tmpdir(tmpdir, sizeof(tmpdir), "verify");
 }
 
 static int
@@ -124,7 +103,7 @@ teardown(void **state)
 	pc_signer_key_free(key_b);
 	pc_config_free(&gen_a.cfg);
 	pc_config_free(&gen_b.cfg);
-	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pc_test_rm_rf(tmpdir);
 	return 0;
 }
 
@@ -134,19 +113,6 @@ static uint64_t
 wstart(const struct gen *g, uint64_t w)
 {
 	return T0 + w * g->cfg.window_ns;
-}
-
-static void
-push(struct log *lg, const struct pc_record *r)
-{
-	uint8_t *b = malloc(PC_RECORD_MAX);
-
-	assert_non_null(b);
-	assert_true(lg->n < MAXLOG);
-	size_t n = pc_record_encode(r, b, PC_RECORD_MAX);
-	assert_true(n > 0);
-	lg->rec[lg->n] = b;
-	lg->len[lg->n++] = n;
 }
 
 static void
@@ -179,14 +145,14 @@ fill_pods(const struct gen *g, struct pc_record *r, struct pc_record_pod *pods)
 }
 
 static void
-add_decl(const struct gen *g, struct log *lg, uint8_t type, uint64_t w)
+add_decl(const struct gen *g, struct pc_test_log *lg, uint8_t type, uint64_t w)
 {
 	struct pc_record r;
 	struct pc_record_pod pods[8];
 
 	base(g, &r, type, w);
 	fill_pods(g, &r, pods);
-	push(lg, &r);
+	pc_test_log_push(lg, &r);
 }
 
 /* Bytes of a full window at pod i's cap. */
@@ -198,7 +164,7 @@ full_window(const struct gen *g, unsigned i)
 
 /* Every pod and direction at `pct` percent of its cap, plus `extra` bytes for pod 0 up. */
 static void
-add_window(const struct gen *g, struct log *lg, uint64_t w, unsigned pct, uint64_t extra)
+add_window(const struct gen *g, struct pc_test_log *lg, uint64_t w, unsigned pct, uint64_t extra)
 {
 	struct pc_record r;
 	struct pc_record_pod pods[8];
@@ -219,17 +185,17 @@ add_window(const struct gen *g, struct log *lg, uint64_t w, unsigned pct, uint64
 	link.dir[PC_DIR_UP].drop_bytes[PC_DROP_UNMAPPED] = 64;
 	r.nlinks = 1;
 	r.links = &link;
-	push(lg, &r);
+	pc_test_log_push(lg, &r);
 }
 
 static void
-add_simple(const struct gen *g, struct log *lg, uint8_t type, uint64_t w, uint64_t count)
+add_simple(const struct gen *g, struct pc_test_log *lg, uint8_t type, uint64_t w, uint64_t count)
 {
 	struct pc_record r;
 
 	base(g, &r, type, w);
 	r.window_count = count;
-	push(lg, &r);
+	pc_test_log_push(lg, &r);
 }
 
 /*
@@ -237,7 +203,7 @@ add_simple(const struct gen *g, struct log *lg, uint8_t type, uint64_t w, uint64
  * START at 9; W9 W10 W11. Records 0..12, 8 windows.
  */
 static void
-build_ref(const struct gen *g, struct log *lg)
+build_ref(const struct gen *g, struct pc_test_log *lg)
 {
 	memset(lg, 0, sizeof(*lg));
 	add_decl(g, lg, PC_REC_START, 0);
@@ -253,89 +219,6 @@ build_ref(const struct gen *g, struct log *lg)
 	add_window(g, lg, 9, 10, 0);
 	add_window(g, lg, 10, 99, 0);
 	add_window(g, lg, 11, 35, 0);
-}
-
-static void
-free_log(struct log *lg)
-{
-	for (size_t i = 0; i < lg->n; i++)
-		free(lg->rec[i]);
-	lg->n = 0;
-}
-
-static void
-log_root(const struct log *lg, size_t n, uint8_t root[PC_HASH_LEN])
-{
-	struct pc_merkle_range r;
-	uint8_t h[PC_HASH_LEN];
-
-	pc_merkle_range_init(&r);
-	for (size_t i = 0; i < n; i++) {
-		pc_merkle_leaf_hash(lg->rec[i], lg->len[i], h);
-		pc_merkle_range_append(&r, h);
-	}
-	pc_merkle_range_root(&r, root);
-}
-
-static size_t
-sign_note(const struct pc_signer_key *k, const char *origin, uint64_t size,
-	  const uint8_t root[PC_HASH_LEN], char *note, size_t len)
-{
-	struct pc_checkpoint cp = { .size = size };
-	char body[PC_NOTE_MAX];
-	uint8_t sig[64];
-
-	snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
-	memcpy(cp.root, root, PC_HASH_LEN);
-	size_t blen = pc_checkpoint_body(&cp, body, sizeof(body));
-	assert_true(blen > 0);
-	pc_note_sign_body(k, body, blen, sig);
-	size_t n = pc_note_format(body, blen, k->name, k->id, sig, note, len);
-	assert_true(n > 0);
-	return n;
-}
-
-/* The checkpoint the appliance signed over the first n records of lg. */
-static size_t
-checkpoint_of(const struct log *lg, size_t n, char *note, size_t len)
-{
-	uint8_t root[PC_HASH_LEN];
-
-	log_root(lg, n, root);
-	return sign_note(key_a, ORIGIN, n, root, note, len);
-}
-
-struct run {
-	const struct pc_verifier_key *vk;
-	const struct pc_config *podmap;
-	const char *trusted;          /* a note, or NULL */
-	const struct log *stored;     /* leaf hashes the source keeps, or NULL */
-};
-
-/* Feeds a (possibly altered) log under a checkpoint, as podcap-verify does. */
-static struct pc_verify *
-verify(const struct run *o, const char *note, size_t note_len, const struct log *lg)
-{
-	struct pc_verify *v = pc_verify_new(o->vk ? o->vk : &vk_a, o->podmap);
-	struct pc_error err;
-
-	assert_non_null(v);
-	if (o->trusted != NULL)
-		assert_int_equal(pc_verify_trusted(v, o->trusted, strlen(o->trusted), &err), 0);
-	if (pc_verify_checkpoint(v, note, note_len) == 0) {
-		for (uint64_t i = 0; i < pc_verify_size(v) && i < lg->n; i++) {
-			uint8_t h[PC_HASH_LEN];
-			const uint8_t *stored = NULL;
-
-			if (o->stored != NULL && i < o->stored->n) {
-				pc_merkle_leaf_hash(o->stored->rec[i], o->stored->len[i], h);
-				stored = h;
-			}
-			pc_verify_record(v, lg->rec[i], lg->len[i], stored);
-		}
-	}
-	pc_verify_finish(v);
-	return v;
 }
 
 static void
@@ -374,50 +257,20 @@ expect_ok(const struct pc_verify *v)
 	}
 }
 
-/* A log identical to lg, with private copies of its records. */
-static void
-copy_log(const struct log *lg, struct log *out)
-{
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < lg->n; i++) {
-		out->rec[i] = malloc(lg->len[i]);
-		memcpy(out->rec[i], lg->rec[i], lg->len[i]);
-		out->len[i] = lg->len[i];
-	}
-	out->n = lg->n;
-}
-
-static void
-move_record(struct log *lg, size_t from, size_t to)
-{
-	uint8_t *r = lg->rec[from];
-	size_t l = lg->len[from];
-
-	if (from < to) {
-		memmove(&lg->rec[from], &lg->rec[from + 1], (to - from) * sizeof(lg->rec[0]));
-		memmove(&lg->len[from], &lg->len[from + 1], (to - from) * sizeof(lg->len[0]));
-	} else {
-		memmove(&lg->rec[to + 1], &lg->rec[to], (from - to) * sizeof(lg->rec[0]));
-		memmove(&lg->len[to + 1], &lg->len[to], (from - to) * sizeof(lg->len[0]));
-	}
-	lg->rec[to] = r;
-	lg->len[to] = l;
-}
-
 /* ---- the log that holds ---- */
 
 static void
 test_clean_log(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX];
 	struct pc_verify_totals t;
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	struct run o = { .podmap = &gen_a.cfg, .stored = &lg };
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	struct pc_test_run o = { .vk = &vk_a, .podmap = &gen_a.cfg, .stored = &lg };
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 
 	expect_ok(v);
 	assert_int_equal(pc_verify_nrecords(v), 13);
@@ -459,7 +312,7 @@ test_clean_log(void **state)
 	assert_int_equal(len, n);
 	assert_memory_equal(kept, note, n);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 /*
@@ -499,7 +352,7 @@ verify_dir(const char *dir, const struct pc_verifier_key *vk)
 }
 
 static void
-write_ledger(const struct log *lg, const char *dir)
+write_ledger(const struct pc_test_log *lg, const char *dir)
 {
 	char note[PC_NOTE_MAX];
 	struct pc_error err;
@@ -508,15 +361,39 @@ write_ledger(const struct log *lg, const char *dir)
 	assert_non_null(l);
 	for (size_t i = 0; i < lg->n; i++)
 		assert_int_equal(pc_ledger_append(l, lg->rec[i], lg->len[i]), 0);
-	size_t n = checkpoint_of(lg, lg->n, note, sizeof(note));
+	size_t n = pc_test_log_checkpoint(lg, lg->n, key_a, note, sizeof(note));
 	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
 	pc_ledger_close(l);
+}
+
+/*
+ * Changes a byte of record k where it lies in dir's records file (each
+ * entry is a 4-byte length, the record, its leaf hash): one of the last
+ * counters, so that the record still decodes.
+ */
+static void
+alter_in_dir(const char *dir, const struct pc_test_log *lg, size_t k)
+{
+	char path[600];
+	long off = 0;
+
+	snprintf(path, sizeof(path), "%s/records", dir);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	for (size_t i = 0; i < k; i++)
+		off += 4 + (long)lg->len[i] + PC_HASH_LEN;
+	off += 4 + (long)lg->len[k] - 40;
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	int c = fgetc(f);
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	fputc(c ^ 0x20, f);
+	fclose(f);
 }
 
 static void
 test_ledger_dir_changed_byte(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char dir[512];
 
 	(void)state;
@@ -528,19 +405,7 @@ test_ledger_dir_changed_byte(void **state)
 	pc_verify_free(v);
 
 	/* one byte of window 2's counters, in the records file */
-	char path[600];
-	snprintf(path, sizeof(path), "%s/records", dir);
-	FILE *f = fopen(path, "r+b");
-	assert_non_null(f);
-	long off = 0;
-	for (int i = 0; i < 3; i++)
-		off += 4 + (long)lg.len[i] + PC_HASH_LEN;
-	off += 4 + (long)lg.len[3] - 40;
-	assert_int_equal(fseek(f, off, SEEK_SET), 0);
-	int c = fgetc(f);
-	assert_int_equal(fseek(f, off, SEEK_SET), 0);
-	fputc(c ^ 0x20, f);
-	fclose(f);
+	alter_in_dir(dir, &lg, 3);
 
 	v = verify_dir(dir, &vk_a);
 	/* the stored hashes still give the signed root: the changed record is named */
@@ -549,7 +414,7 @@ test_ledger_dir_changed_byte(void **state)
 	assert_true(x->window_start_ns == wstart(&gen_a, 2));
 	assert_int_equal(pc_verify_nfailures(v), 1);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 /* ---- the tamper corpus ---- */
@@ -557,83 +422,83 @@ test_ledger_dir_changed_byte(void **state)
 static void
 test_changed_byte(void **state)
 {
-	struct log lg, t;
+	struct pc_test_log lg, t;
 	char note[PC_NOTE_MAX];
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	struct run plain = { 0 }, stored = { .stored = &lg };
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	struct pc_test_run plain = { .vk = &vk_a }, stored = { .vk = &vk_a, .stored = &lg };
 
 	/* every byte of a window record, one at a time: never accepted */
 	for (size_t k = 0; k < lg.len[2]; k++) {
-		copy_log(&lg, &t);
+		pc_test_log_copy(&lg, &t);
 		t.rec[2][k] ^= 0x01;
-		struct pc_verify *v = verify(&plain, note, n, &t);
+		struct pc_verify *v = pc_test_verify(&plain, note, n, &t);
 		assert_true(pc_verify_nfailures(v) > 0);
 		expect_fail(v, PC_VC_ROOT, -2);
 		pc_verify_free(v);
-		free_log(&t);
+		pc_test_log_free(&t);
 	}
 
 	/* a counter: only the root can tell; with stored leaves, which record */
-	copy_log(&lg, &t);
+	pc_test_log_copy(&lg, &t);
 	t.rec[2][t.len[2] - 100] ^= 0x80;
-	struct pc_verify *v = verify(&plain, note, n, &t);
+	struct pc_verify *v = pc_test_verify(&plain, note, n, &t);
 	expect_fail(v, PC_VC_ROOT, -1);
 	assert_int_equal(pc_verify_nfailures(v), 1);
 	pc_verify_free(v);
-	v = verify(&stored, note, n, &t);
+	v = pc_test_verify(&stored, note, n, &t);
 	expect_fail(v, PC_VC_ROOT, 2);
 	pc_verify_free(v);
-	free_log(&t);
+	pc_test_log_free(&t);
 
 	/* the format version: the record no longer decodes */
-	copy_log(&lg, &t);
+	pc_test_log_copy(&lg, &t);
 	t.rec[6][0] = 9;
-	v = verify(&plain, note, n, &t);
+	v = pc_test_verify(&plain, note, n, &t);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_DECODE, 6);
 	assert_non_null(strstr(f->msg, "version"));
 	expect_fail(v, PC_VC_ROOT, -1);
 	pc_verify_free(v);
-	free_log(&t);
-	free_log(&lg);
+	pc_test_log_free(&t);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_removed_record(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
 	free(lg.rec[3]);                     /* window 2 */
-	move_record(&lg, 3, lg.n - 1);
+	pc_test_log_move(&lg, 3, lg.n - 1);
 	lg.n--;
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_SEQUENCE, 3);
 	assert_int_equal(f->type, PC_REC_GAP);
 	assert_non_null(strstr(f->msg, "2024-01-01T00:02:00Z"));
 	expect_fail(v, PC_VC_MISSING, -2);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_reordered_records(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	move_record(&lg, 2, 3);              /* windows 1 and 2 swapped */
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	pc_test_log_move(&lg, 2, 3);              /* windows 1 and 2 swapped */
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 2);
 	const struct pc_verify_failure *f = pc_verify_failure_at(v, 1);
 	assert_int_equal(f->check, PC_VC_SEQUENCE);
@@ -641,98 +506,97 @@ test_reordered_records(void **state)
 	assert_non_null(strstr(f->msg, "overlaps"));
 	expect_fail(v, PC_VC_ROOT, -1);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_duplicated_record(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 
 	(void)state;
 	build_ref(&gen_a, &lg);
 	/* signed over 13 records; a 14th copy of window 1 placed after it */
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
 	lg.rec[lg.n] = malloc(lg.len[2]);
 	memcpy(lg.rec[lg.n], lg.rec[2], lg.len[2]);
 	lg.len[lg.n] = lg.len[2];
 	lg.n++;
-	move_record(&lg, lg.n - 1, 3);
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	pc_test_log_move(&lg, lg.n - 1, 3);
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_SEQUENCE, 3);
 	assert_non_null(strstr(f->msg, "duplicated"));
 	expect_fail(v, PC_VC_ROOT, -1);
 	pc_verify_free(v);
 
 	/* and re-signed by the operator, so the root holds: still a duplicate window */
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 3);
 	assert_null(pc_verify_find(v, PC_VC_ROOT));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_inserted_record(void **state)
 {
-	struct log lg, extra = { 0 };
+	struct pc_test_log lg, extra = { 0 };
 	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
 	/* a window fabricated where the gap is */
 	add_window(&gen_a, &extra, 3, 10, 0);
 	lg.rec[lg.n] = extra.rec[0];
 	lg.len[lg.n] = extra.len[0];
 	lg.n++;
-	move_record(&lg, lg.n - 1, 4);
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	pc_test_log_move(&lg, lg.n - 1, 4);
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 5);     /* the gap now overlaps it */
 	expect_fail(v, PC_VC_ROOT, -1);
 	pc_verify_free(v);
 
 	/* records beyond the checkpoint are not covered, and not read */
-	free_log(&lg);
+	pc_test_log_free(&lg);
 	build_ref(&gen_a, &lg);
-	n = checkpoint_of(&lg, 10, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	n = pc_test_log_checkpoint(&lg, 10, key_a, note, sizeof(note));
+	v = pc_test_verify(&o, note, n, &lg);
 	expect_ok(v);
 	assert_int_equal(pc_verify_nrecords(v), 10);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_truncated_tail(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
 	lg.n -= 2;
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_MISSING, 11);
 	assert_non_null(strstr(f->msg, "covers 13 records but only 11"));
 	assert_int_equal(pc_verify_nfailures(v), 1);
 	lg.n += 2;
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_spliced_log(void **state)
 {
-	struct log lg, other;
+	struct pc_test_log lg, other;
 	char note[PC_NOTE_MAX], note_b[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 	struct gen g = gen_a;
 
 	(void)state;
@@ -741,55 +605,56 @@ test_spliced_log(void **state)
 	build_ref(&g, &other);
 
 	/* the other appliance's records under this one's checkpoint */
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	struct pc_verify *v = verify(&o, note, n, &other);
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	struct pc_verify *v = pc_test_verify(&o, note, n, &other);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_APPLIANCE, 0);
 	assert_non_null(strstr(f->msg, "'t-other'"));
 	expect_fail(v, PC_VC_ROOT, -1);
 	pc_verify_free(v);
 
 	/* ... and signed with this appliance's key: the appliance id still gives it away */
-	n = checkpoint_of(&other, other.n, note, sizeof(note));
-	v = verify(&o, note, n, &other);
+	n = pc_test_log_checkpoint(&other, other.n, key_a, note, sizeof(note));
+	v = pc_test_verify(&o, note, n, &other);
 	expect_fail(v, PC_VC_APPLIANCE, 0);
 	assert_null(pc_verify_find(v, PC_VC_ROOT));
 	pc_verify_free(v);
 
 	/* the other appliance's own signed log, checked with this appliance's key */
 	uint8_t root[PC_HASH_LEN];
-	log_root(&other, other.n, root);
-	size_t nb = sign_note(key_b, "podcap/t-other", other.n, root, note_b, sizeof(note_b));
-	v = verify(&o, note_b, nb, &other);
+	pc_test_log_root(&other, other.n, root);
+	size_t nb = pc_test_checkpoint(key_b, "podcap/t-other", other.n, root, note_b,
+				       sizeof(note_b));
+	v = pc_test_verify(&o, note_b, nb, &other);
 	f = expect_fail(v, PC_VC_SIGNATURE, -1);
 	assert_non_null(strstr(f->msg, "no signature by key podcap/t-app"));
 	assert_int_equal(pc_verify_nrecords(v), 0);
 	pc_verify_free(v);
 
 	/* this key signing a checkpoint that names another log */
-	nb = sign_note(key_a, "podcap/t-other", other.n, root, note_b, sizeof(note_b));
-	v = verify(&o, note_b, nb, &other);
+	nb = pc_test_checkpoint(key_a, "podcap/t-other", other.n, root, note_b, sizeof(note_b));
+	v = pc_test_verify(&o, note_b, nb, &other);
 	expect_fail(v, PC_VC_ORIGIN, -1);
 	pc_verify_free(v);
-	free_log(&lg);
-	free_log(&other);
+	pc_test_log_free(&lg);
+	pc_test_log_free(&other);
 }
 
 static void
 test_other_key(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 
 	(void)state;
 	build_ref(&gen_a, &lg);
 	uint8_t root[PC_HASH_LEN];
-	log_root(&lg, lg.n, root);
+	pc_test_log_root(&lg, lg.n, root);
 
 	/* another key that carries this appliance's name */
-	struct pc_signer_key *imp = pc_signer_key_generate(ORIGIN);
-	size_t n = sign_note(imp, ORIGIN, lg.n, root, note, sizeof(note));
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	struct pc_signer_key *imp = pc_test_key(ORIGIN, NULL);
+	size_t n = pc_test_checkpoint(imp, ORIGIN, lg.n, root, note, sizeof(note));
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	expect_fail(v, PC_VC_SIGNATURE, -1);
 	pc_verify_free(v);
 
@@ -798,9 +663,9 @@ test_other_key(void **state)
 	pc_signer_key_public(imp, &forged);
 	forged.id = vk_a.id;
 	memcpy(forged.name, vk_a.name, sizeof(forged.name));
-	n = sign_note(key_a, ORIGIN, lg.n, root, note, sizeof(note));
-	struct run f = { .vk = &forged };
-	v = verify(&f, note, n, &lg);
+	n = pc_test_checkpoint(key_a, ORIGIN, lg.n, root, note, sizeof(note));
+	struct pc_test_run f = { .vk = &forged };
+	v = pc_test_verify(&f, note, n, &lg);
 	const struct pc_verify_failure *x = expect_fail(v, PC_VC_SIGNATURE, -1);
 	assert_non_null(strstr(x->msg, "bad signature"));
 	pc_verify_free(v);
@@ -809,32 +674,32 @@ test_other_key(void **state)
 	char *p = strstr(note, "\n13\n");
 	assert_non_null(p);
 	p[2] = '2';
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify(&o, note, n, &lg);
 	expect_fail(v, PC_VC_SIGNATURE, -1);
 	pc_verify_free(v);
 
 	/* not a note at all */
-	v = verify(&o, "hello\n", 6, &lg);
+	v = pc_test_verify(&o, "hello\n", 6, &lg);
 	expect_fail(v, PC_VC_CHECKPOINT, -1);
 	pc_verify_free(v);
 	pc_signer_key_free(imp);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_rollback_and_fork(void **state)
 {
-	struct log lg, forked;
+	struct pc_test_log lg, forked;
 	char note[PC_NOTE_MAX], old[PC_NOTE_MAX], fork_note[PC_NOTE_MAX];
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	checkpoint_of(&lg, 8, old, sizeof(old));
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	pc_test_log_checkpoint(&lg, 8, key_a, old, sizeof(old));
 
 	/* the earlier checkpoint is a prefix: fine */
-	struct run o = { .trusted = old };
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	struct pc_test_run o = { .vk = &vk_a, .trusted = old };
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	expect_ok(v);
 	assert_int_equal(pc_verify_trusted_size(v), 8);
 	pc_verify_free(v);
@@ -843,42 +708,42 @@ test_rollback_and_fork(void **state)
 	char newer[PC_NOTE_MAX];
 	memcpy(newer, note, n);
 	newer[n] = '\0';
-	struct run r = { .trusted = newer };
+	struct pc_test_run r = { .vk = &vk_a, .trusted = newer };
 	size_t n8 = strlen(old);
-	v = verify(&r, old, n8, &lg);
+	v = pc_test_verify(&r, old, n8, &lg);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_ROLLBACK, -1);
 	assert_non_null(strstr(f->msg, "8 records, fewer than the 13"));
 	pc_verify_free(v);
 
 	/* a history where window 1 said something else, signed with the same key */
-	copy_log(&lg, &forked);
+	pc_test_log_copy(&lg, &forked);
 	free(forked.rec[2]);
-	struct log w = { 0 };
+	struct pc_test_log w = { 0 };
 	add_window(&gen_a, &w, 1, 90, 0);
 	forked.rec[2] = w.rec[0];
 	forked.len[2] = w.len[0];
-	checkpoint_of(&forked, 8, fork_note, sizeof(fork_note));
-	struct run fk = { .trusted = fork_note };
-	v = verify(&fk, note, n, &lg);
+	pc_test_log_checkpoint(&forked, 8, key_a, fork_note, sizeof(fork_note));
+	struct pc_test_run fk = { .vk = &vk_a, .trusted = fork_note };
+	v = pc_test_verify(&fk, note, n, &lg);
 	f = expect_fail(v, PC_VC_FORK, -1);
 	assert_non_null(strstr(f->msg, "first 8 records"));
 	pc_verify_free(v);
 
 	/* same size, other root */
-	checkpoint_of(&forked, 13, fork_note, sizeof(fork_note));
-	v = verify(&fk, note, n, &lg);
+	pc_test_log_checkpoint(&forked, 13, key_a, fork_note, sizeof(fork_note));
+	v = pc_test_verify(&fk, note, n, &lg);
 	expect_fail(v, PC_VC_FORK, -1);
 	pc_verify_free(v);
 
-	free_log(&forked);
-	free_log(&lg);
+	pc_test_log_free(&forked);
+	pc_test_log_free(&lg);
 }
 
 /* Leaf hashes of a log, for pc_merkle_* proofs. */
 static int
 log_leaf(void *ctx, uint64_t i, uint8_t out[PC_HASH_LEN])
 {
-	const struct log *lg = ctx;
+	const struct pc_test_log *lg = ctx;
 
 	if (i >= lg->n)
 		return -1;
@@ -889,7 +754,7 @@ log_leaf(void *ctx, uint64_t i, uint8_t out[PC_HASH_LEN])
 static void
 test_consistency_proof(void **state)
 {
-	struct log lg, forked;
+	struct pc_test_log lg, forked;
 	char note[PC_NOTE_MAX], old[PC_NOTE_MAX];
 	uint8_t proof[PC_MAX_PROOF][PC_HASH_LEN];
 	size_t np;
@@ -897,8 +762,8 @@ test_consistency_proof(void **state)
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	checkpoint_of(&lg, 5, old, sizeof(old));
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	pc_test_log_checkpoint(&lg, 5, key_a, old, sizeof(old));
 	assert_int_equal(pc_merkle_consistency_proof(log_leaf, &lg, 5, 13, proof, &np), 0);
 
 	struct pc_verify *v = pc_verify_new(&vk_a, NULL);
@@ -911,9 +776,9 @@ test_consistency_proof(void **state)
 	pc_verify_free(v);
 
 	/* a proof from a forked history does not verify against the trusted root */
-	copy_log(&lg, &forked);
+	pc_test_log_copy(&lg, &forked);
 	forked.rec[1][forked.len[1] - 50] ^= 1;
-	checkpoint_of(&forked, 5, old, sizeof(old));
+	pc_test_log_checkpoint(&forked, 5, key_a, old, sizeof(old));
 	v = pc_verify_new(&vk_a, NULL);
 	assert_int_equal(pc_verify_trusted(v, old, strlen(old), &err), 0);
 	assert_int_equal(pc_verify_checkpoint(v, note, n), 0);
@@ -925,22 +790,21 @@ test_consistency_proof(void **state)
 	/* a trusted state signed by another key is the caller's problem, not a finding */
 	char bad[PC_NOTE_MAX];
 	uint8_t root[PC_HASH_LEN];
-	log_root(&lg, 5, root);
-	sign_note(key_b, ORIGIN, 5, root, bad, sizeof(bad));
+	pc_test_log_root(&lg, 5, root);
+	pc_test_checkpoint(key_b, ORIGIN, 5, root, bad, sizeof(bad));
 	v = pc_verify_new(&vk_a, NULL);
 	assert_int_equal(pc_verify_trusted(v, bad, strlen(bad), &err), -1);
 	assert_non_null(strstr(err.msg, "signature"));
 	pc_verify_free(v);
-	free_log(&forked);
-	free_log(&lg);
+	pc_test_log_free(&forked);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_envelope(void **state)
 {
-	struct log lg;
-	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_log lg;
+	struct pc_test_run o = { .vk = &vk_a };
 	const uint64_t burst = gen_a.cfg.pods[0].limits.burst_bytes;
 
 	(void)state;
@@ -950,8 +814,7 @@ test_envelope(void **state)
 	add_window(&gen_a, &lg, 0, 50, 0);
 	add_window(&gen_a, &lg, 1, 100, 2 * full_window(&gen_a, 0));
 	add_window(&gen_a, &lg, 2, 50, 0);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	struct pc_verify *v = pc_test_verify_signed(&o, key_a, &lg);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_ENVELOPE, 2);
 	assert_int_equal(f->type, PC_REC_WINDOW);
 	assert_true(f->window_start_ns == wstart(&gen_a, 1));
@@ -959,15 +822,14 @@ test_envelope(void **state)
 	assert_null(strstr(f->msg, "pod-b"));
 	assert_int_equal(pc_verify_nfailures(v), 1);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* exactly burst + cap x window in one window: holds; one byte more: fails */
 	for (int more = 0; more <= 1; more++) {
 		memset(&lg, 0, sizeof(lg));
 		add_decl(&gen_a, &lg, PC_REC_START, 0);
 		add_window(&gen_a, &lg, 0, 100, burst + (uint64_t)more);
-		n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-		v = verify(&o, note, n, &lg);
+		v = pc_test_verify_signed(&o, key_a, &lg);
 		if (more) {
 			f = expect_fail(v, PC_VC_ENVELOPE, 1);
 			assert_non_null(strstr(f->msg, "by 1 bytes"));
@@ -975,7 +837,7 @@ test_envelope(void **state)
 			expect_ok(v);
 		}
 		pc_verify_free(v);
-		free_log(&lg);
+		pc_test_log_free(&lg);
 	}
 
 	/*
@@ -988,12 +850,11 @@ test_envelope(void **state)
 	add_window(&gen_a, &lg, 1, 100, burst / 2 + 1);
 	add_window(&gen_a, &lg, 2, 100, burst / 2 + 1);
 	add_window(&gen_a, &lg, 3, 20, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	f = expect_fail(v, PC_VC_ENVELOPE, 3);
 	assert_non_null(strstr(f->msg, "from 2024-01-01T00:01:00Z to 2024-01-01T00:03:00Z"));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* the same two windows on either side of two windows down: the time down is budget */
 	memset(&lg, 0, sizeof(lg));
@@ -1002,11 +863,10 @@ test_envelope(void **state)
 	add_simple(&gen_a, &lg, PC_REC_STOP, 1, 0);
 	add_decl(&gen_a, &lg, PC_REC_START, 3);
 	add_window(&gen_a, &lg, 3, 100, burst / 2 + 1);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_ok(v);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* ... but a restart does not refill the bucket: back to back, they break it */
 	memset(&lg, 0, sizeof(lg));
@@ -1015,11 +875,10 @@ test_envelope(void **state)
 	add_simple(&gen_a, &lg, PC_REC_STOP, 1, 0);
 	add_decl(&gen_a, &lg, PC_REC_START, 1);
 	add_window(&gen_a, &lg, 1, 100, burst / 2 + 1);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_ENVELOPE, 4);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* new limits start a new run */
 	memset(&lg, 0, sizeof(lg));
@@ -1027,24 +886,24 @@ test_envelope(void **state)
 	add_window(&gen_a, &lg, 0, 100, burst / 2 + 1);
 	add_decl(&gen_b, &lg, PC_REC_RELOAD, 1);
 	add_window(&gen_b, &lg, 1, 100, burst / 2 + 1);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	/* pod-a's limits are the same in both maps: one run, broken */
 	f = expect_fail(v, PC_VC_ENVELOPE, 3);
 	assert_non_null(strstr(f->msg, "pod pod-a up"));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
-add_clock(const struct gen *g, struct log *lg, uint64_t w, uint64_t elapsed_ns, int64_t step_ns)
+add_clock(const struct gen *g, struct pc_test_log *lg, uint64_t w, uint64_t elapsed_ns,
+	  int64_t step_ns)
 {
 	struct pc_record r;
 
 	base(g, &r, PC_REC_CLOCK, w);
 	r.elapsed_ns = elapsed_ns;
 	r.step_ns = step_ns;
-	push(lg, &r);
+	pc_test_log_push(lg, &r);
 }
 
 static const struct pc_verify_event *
@@ -1060,9 +919,8 @@ find_event(const struct pc_verify *v, enum pc_verify_event_kind kind)
 static void
 test_clock_steps(void **state)
 {
-	struct log lg;
-	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_log lg;
+	struct pc_test_run o = { .vk = &vk_a };
 	const uint64_t burst = gen_a.cfg.pods[0].limits.burst_bytes;
 	const int64_t ten = 10 * (int64_t)gen_a.cfg.window_ns;
 
@@ -1074,8 +932,7 @@ test_clock_steps(void **state)
 	add_clock(&gen_a, &lg, 11, 0, ten);
 	add_window(&gen_a, &lg, 11, 50, 0);
 	add_simple(&gen_a, &lg, PC_REC_STOP, 12, 0);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	struct pc_verify *v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_ok(v);
 	const struct pc_verify_event *e = find_event(v, PC_VE_CLOCK);
 	assert_non_null(e);
@@ -1091,12 +948,11 @@ test_clock_steps(void **state)
 	memmove(&lg.rec[2], &lg.rec[3], 2 * sizeof(lg.rec[0]));
 	memmove(&lg.len[2], &lg.len[3], 2 * sizeof(lg.len[0]));
 	lg.n--;
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_SEQUENCE, 2);
 	assert_non_null(strstr(f->msg, "no gap record or restart explains it"));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/*
 	 * Full windows on both sides of the jump. Had the 10 windows of labels
@@ -1112,8 +968,7 @@ test_clock_steps(void **state)
 		else
 			add_clock(&gen_a, &lg, 11, 0, ten);
 		add_window(&gen_a, &lg, 11, 100, burst / 2 + 1);
-		n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-		v = verify(&o, note, n, &lg);
+		v = pc_test_verify_signed(&o, key_a, &lg);
 		if (real) {
 			expect_ok(v);
 		} else {
@@ -1121,7 +976,7 @@ test_clock_steps(void **state)
 			assert_non_null(strstr(f->msg, "pod pod-a up"));
 		}
 		pc_verify_free(v);
-		free_log(&lg);
+		pc_test_log_free(&lg);
 	}
 
 	/* a clock record may not claim more real time than its labels skip */
@@ -1129,12 +984,11 @@ test_clock_steps(void **state)
 	add_decl(&gen_a, &lg, PC_REC_START, 0);
 	add_window(&gen_a, &lg, 0, 50, 0);
 	add_clock(&gen_a, &lg, 3, 2 * gen_a.cfg.window_ns + 1, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	f = expect_fail(v, PC_VC_SEQUENCE, 2);
 	assert_non_null(strstr(f->msg, "of real time where its window labels advance"));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* back by 5 windows: labels go on from the cursor, reported, verifies */
 	memset(&lg, 0, sizeof(lg));
@@ -1143,14 +997,13 @@ test_clock_steps(void **state)
 	add_window(&gen_a, &lg, 1, 50, 0);
 	add_clock(&gen_a, &lg, 2, 0, -ten / 2);
 	add_window(&gen_a, &lg, 2, 50, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_ok(v);
 	e = find_event(v, PC_VE_CLOCK);
 	assert_non_null(e);
 	assert_true(e->step_ns == -ten / 2 && e->window_start_ns == e->from_ns);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a clock record that takes the labels back, or comes after a stop, is refused */
 	memset(&lg, 0, sizeof(lg));
@@ -1158,40 +1011,39 @@ test_clock_steps(void **state)
 	add_window(&gen_a, &lg, 0, 50, 0);
 	add_window(&gen_a, &lg, 1, 50, 0);
 	add_clock(&gen_a, &lg, 1, 0, -ten);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	f = expect_fail(v, PC_VC_SEQUENCE, 3);
 	assert_non_null(strstr(f->msg, "takes the windows back"));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 	memset(&lg, 0, sizeof(lg));
 	add_decl(&gen_a, &lg, PC_REC_START, 0);
 	add_simple(&gen_a, &lg, PC_REC_STOP, 0, 0);
 	add_clock(&gen_a, &lg, 4, 0, ten);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	f = expect_fail(v, PC_VC_SEQUENCE, 2);
 	assert_non_null(strstr(f->msg, "clock after a stop record"));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_podmap(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX], a[2 * PC_DIGEST_LEN + 1], b[2 * PC_DIGEST_LEN + 1];
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	struct run same = { .podmap = &gen_a.cfg }, other = { .podmap = &gen_b.cfg };
-	struct pc_verify *v = verify(&same, note, n, &lg);
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	struct pc_test_run same = { .vk = &vk_a, .podmap = &gen_a.cfg };
+	struct pc_test_run other = { .vk = &vk_a, .podmap = &gen_b.cfg };
+	struct pc_verify *v = pc_test_verify(&same, note, n, &lg);
 	expect_ok(v);
 	pc_verify_free(v);
 
 	/* another pod map: the first window under the log's, with both digests */
-	v = verify(&other, note, n, &lg);
+	v = pc_test_verify(&other, note, n, &lg);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_PODMAP, 1);
 	pc_hex(gen_a.digest, PC_DIGEST_LEN, a);
 	pc_hex(gen_b.digest, PC_DIGEST_LEN, b);
@@ -1199,7 +1051,7 @@ test_podmap(void **state)
 	assert_non_null(strstr(f->msg, b));
 	assert_int_equal(pc_verify_nfailures(v), 1);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a reload to another map part way: caught at the first window under it */
 	memset(&lg, 0, sizeof(lg));
@@ -1207,11 +1059,10 @@ test_podmap(void **state)
 	add_window(&gen_a, &lg, 0, 10, 0);
 	add_decl(&gen_b, &lg, PC_REC_RELOAD, 1);
 	add_window(&gen_b, &lg, 1, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&same, note, n, &lg);
+	v = pc_test_verify_signed(&same, key_a, &lg);
 	expect_fail(v, PC_VC_PODMAP, 3);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* the right digest, but limits the pod map does not declare */
 	struct gen liar = gen_b;
@@ -1219,53 +1070,47 @@ test_podmap(void **state)
 	memset(&lg, 0, sizeof(lg));
 	add_decl(&liar, &lg, PC_REC_START, 0);
 	add_window(&liar, &lg, 0, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&same, note, n, &lg);
+	v = pc_test_verify_signed(&same, key_a, &lg);
 	f = expect_fail(v, PC_VC_PODMAP, 0);
 	assert_non_null(strstr(f->msg, "pod pod-b"));
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_sequence_rules(void **state)
 {
-	struct log lg;
-	char note[PC_NOTE_MAX];
-	struct run o = { 0 };
+	struct pc_test_log lg;
+	struct pc_test_run o = { .vk = &vk_a };
 	struct pc_verify *v;
-	size_t n;
 
 	(void)state;
 	/* record 0 must be a start */
 	memset(&lg, 0, sizeof(lg));
 	add_window(&gen_a, &lg, 0, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 0);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a window after a stop, with no start */
 	memset(&lg, 0, sizeof(lg));
 	add_decl(&gen_a, &lg, PC_REC_START, 0);
 	add_simple(&gen_a, &lg, PC_REC_STOP, 0, 0);
 	add_window(&gen_a, &lg, 0, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 2);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a window under a pod map that was never put in force */
 	memset(&lg, 0, sizeof(lg));
 	add_decl(&gen_a, &lg, PC_REC_START, 0);
 	add_window(&gen_b, &lg, 0, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 1);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a hole between windows with nothing to explain it */
 	memset(&lg, 0, sizeof(lg));
@@ -1273,12 +1118,11 @@ test_sequence_rules(void **state)
 	add_window(&gen_a, &lg, 0, 10, 0);
 	add_window(&gen_a, &lg, 2, 10, 0);
 	add_window(&gen_a, &lg, 3, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 2);
 	assert_int_equal(pc_verify_nfailures(v), 1);     /* and the log goes on from there */
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a restart without a stop (a crash): reported, not failed; one going back: failed */
 	memset(&lg, 0, sizeof(lg));
@@ -1286,8 +1130,7 @@ test_sequence_rules(void **state)
 	add_window(&gen_a, &lg, 0, 10, 0);
 	add_decl(&gen_a, &lg, PC_REC_START, 4);
 	add_window(&gen_a, &lg, 4, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_ok(v);
 	const struct pc_verify_event *e = pc_verify_event_at(v, 1);
 	assert_int_equal(e->kind, PC_VE_RESTART);
@@ -1295,22 +1138,20 @@ test_sequence_rules(void **state)
 	assert_int_equal(e->windows, 3);
 	pc_verify_free(v);
 	add_decl(&gen_a, &lg, PC_REC_START, 2);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 4);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a gap or a reload that does not start where the log is */
 	memset(&lg, 0, sizeof(lg));
 	add_decl(&gen_a, &lg, PC_REC_START, 0);
 	add_window(&gen_a, &lg, 0, 10, 0);
 	add_simple(&gen_a, &lg, PC_REC_GAP, 0, 3);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 2);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a gap for the time down between a stop and a start: reported, not failed */
 	memset(&lg, 0, sizeof(lg));
@@ -1320,8 +1161,7 @@ test_sequence_rules(void **state)
 	add_simple(&gen_a, &lg, PC_REC_GAP, 1, 2);
 	add_decl(&gen_a, &lg, PC_REC_START, 3);
 	add_window(&gen_a, &lg, 3, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_ok(v);
 	assert_int_equal(pc_verify_event_at(v, 2)->kind, PC_VE_GAP);
 	e = pc_verify_event_at(v, 3);
@@ -1330,17 +1170,16 @@ test_sequence_rules(void **state)
 	assert_int_equal(e->windows, 0);
 	pc_verify_free(v);
 	/* ... but no window while stopped */
-	free_log(&lg);
+	pc_test_log_free(&lg);
 	memset(&lg, 0, sizeof(lg));
 	add_decl(&gen_a, &lg, PC_REC_START, 0);
 	add_simple(&gen_a, &lg, PC_REC_STOP, 0, 0);
 	add_simple(&gen_a, &lg, PC_REC_GAP, 0, 2);
 	add_window(&gen_a, &lg, 2, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 3);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* one window record covering three windows (the control thread fell behind) */
 	struct pc_record r;
@@ -1351,10 +1190,9 @@ test_sequence_rules(void **state)
 	r.window_count = 3;
 	fill_pods(&gen_a, &r, pods);
 	pods[0].dir[PC_DIR_UP].pass_bytes = 3 * full_window(&gen_a, 0);
-	push(&lg, &r);
+	pc_test_log_push(&lg, &r);
 	add_window(&gen_a, &lg, 3, 10, 0);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_ok(v);
 	assert_int_equal(pc_verify_nwindows(v), 4);
 	struct pc_verify_totals t;
@@ -1367,37 +1205,35 @@ test_sequence_rules(void **state)
 	uint8_t *b = malloc(PC_RECORD_MAX);
 	lg.len[1] = pc_record_encode(&r, b, PC_RECORD_MAX);
 	lg.rec[1] = b;
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_ENVELOPE, 1);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	/* a pod declared twice */
 	memset(&lg, 0, sizeof(lg));
 	base(&gen_a, &r, PC_REC_START, 0);
 	fill_pods(&gen_a, &r, pods);
 	pods[1] = pods[0];
-	push(&lg, &r);
-	n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	v = verify(&o, note, n, &lg);
+	pc_test_log_push(&lg, &r);
+	v = pc_test_verify_signed(&o, key_a, &lg);
 	expect_fail(v, PC_VC_SEQUENCE, 0);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 static void
 test_report(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX], *buf = NULL;
 	size_t blen = 0;
-	struct run o = { 0 };
+	struct pc_test_run o = { .vk = &vk_a };
 
 	(void)state;
 	build_ref(&gen_a, &lg);
-	size_t n = checkpoint_of(&lg, lg.n, note, sizeof(note));
-	struct pc_verify *v = verify(&o, note, n, &lg);
+	size_t n = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	struct pc_verify *v = pc_test_verify(&o, note, n, &lg);
 	FILE *f = open_memstream(&buf, &blen);
 	pc_verify_print_text(v, f);
 	fclose(f);
@@ -1410,7 +1246,7 @@ test_report(void **state)
 	pc_verify_free(v);
 
 	lg.rec[2][lg.len[2] - 60] ^= 4;
-	v = verify(&o, note, n, &lg);
+	v = pc_test_verify(&o, note, n, &lg);
 	buf = NULL;
 	f = open_memstream(&buf, &blen);
 	pc_verify_print_json(v, f);
@@ -1420,7 +1256,7 @@ test_report(void **state)
 	assert_non_null(strstr(buf, "\"result\": \"FAILED: root: "));
 	free(buf);
 	pc_verify_free(v);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 
 	char t[40];
 	pc_utc_format(T0, t, sizeof(t));
@@ -1439,7 +1275,7 @@ test_report(void **state)
  * and W11 alone passes three windows' worth.
  */
 static void
-build_resume_log(struct log *lg, bool over)
+build_resume_log(struct pc_test_log *lg, bool over)
 {
 	const uint64_t burst = gen_a.cfg.pods[0].limits.burst_bytes;
 
@@ -1461,34 +1297,17 @@ build_resume_log(struct log *lg, bool over)
 
 /* The state a verifier keeps after verifying the first n records of lg. */
 static char *
-state_after(const struct run *o, const struct log *lg, size_t n, size_t *len)
+state_after(const struct pc_test_run *o, const struct pc_test_log *lg, size_t n, size_t *len)
 {
 	char note[PC_NOTE_MAX];
 	char *st = NULL;
-	size_t nl = checkpoint_of(lg, n, note, sizeof(note));
-	struct pc_verify *v = verify(o, note, nl, lg);
+	size_t nl = pc_test_log_checkpoint(lg, n, key_a, note, sizeof(note));
+	struct pc_verify *v = pc_test_verify(o, note, nl, lg);
 
 	expect_ok(v);
 	assert_int_equal(pc_verify_state_save(v, &st, len), 0);
 	pc_verify_free(v);
 	return st;
-}
-
-/* Resumes from a state and feeds the records from where it ends. */
-static struct pc_verify *
-verify_resumed(const struct run *o, const char *st, size_t stlen, const char *note, size_t nl,
-	       const struct log *lg, size_t have)
-{
-	struct pc_verify *v = pc_verify_new(o->vk ? o->vk : &vk_a, o->podmap);
-	struct pc_error err;
-
-	assert_non_null(v);
-	assert_int_equal(pc_verify_resume(v, st, stlen, &err), 0);
-	if (pc_verify_checkpoint(v, note, nl) == 0)
-		for (uint64_t i = pc_verify_resume_at(v); i < pc_verify_size(v) && i < have; i++)
-			pc_verify_record(v, lg->rec[i], lg->len[i], NULL);
-	pc_verify_finish(v);
-	return v;
 }
 
 /* What the resumed run reports is what the full run reports. */
@@ -1528,21 +1347,25 @@ assert_same_result(const struct pc_verify *full, const struct pc_verify *inc)
 static void
 test_resume_equals_full(void **state)
 {
-	struct log lg;
+	struct pc_test_log lg;
 	char note[PC_NOTE_MAX];
 
 	(void)state;
 	for (int over = 0; over <= 1; over++)
 		for (int pm = 0; pm <= 1; pm++) {
 			/* with --pod-map, the reload to another map fails the podmap check */
-			struct run o = { .podmap = pm ? &gen_a.cfg : NULL };
+			struct pc_test_run o = { .vk = &vk_a, .podmap = pm ? &gen_a.cfg : NULL };
 			size_t stlen;
 
 			build_resume_log(&lg, over);
 			char *st = state_after(&o, &lg, 4, &stlen);
-			size_t nl = checkpoint_of(&lg, lg.n, note, sizeof(note));
-			struct pc_verify *full = verify(&o, note, nl, &lg);
-			struct pc_verify *inc = verify_resumed(&o, st, stlen, note, nl, &lg, lg.n);
+			size_t nl = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+			struct pc_test_run ro = o;
+
+			ro.state = st;
+			ro.state_len = stlen;
+			struct pc_verify *full = pc_test_verify(&o, note, nl, &lg);
+			struct pc_verify *inc = pc_test_verify(&ro, note, nl, &lg);
 
 			assert_int_equal(pc_verify_resume_at(inc), 4);
 			assert_same_result(full, inc);
@@ -1579,7 +1402,7 @@ test_resume_equals_full(void **state)
 			pc_verify_free(full);
 			pc_verify_free(inc);
 			free(st);
-			free_log(&lg);
+			pc_test_log_free(&lg);
 		}
 }
 
@@ -1598,8 +1421,8 @@ reseal(char *st, size_t len)
 static void
 test_resume_refuses(void **state)
 {
-	struct log lg, bad;
-	struct run o = { 0 };
+	struct pc_test_log lg, bad;
+	struct pc_test_run o = { .vk = &vk_a };
 	char note[PC_NOTE_MAX];
 	struct pc_error err;
 	size_t stlen;
@@ -1607,58 +1430,62 @@ test_resume_refuses(void **state)
 	(void)state;
 	build_resume_log(&lg, false);
 	char *st = state_after(&o, &lg, 4, &stlen);
-	size_t nl = checkpoint_of(&lg, lg.n, note, sizeof(note));
+	size_t nl = pc_test_log_checkpoint(&lg, lg.n, key_a, note, sizeof(note));
+	struct pc_test_run ro = { .vk = &vk_a, .state = st, .state_len = stlen };
 
 	/* a new record altered after signing */
-	copy_log(&lg, &bad);
+	pc_test_log_copy(&lg, &bad);
 	bad.rec[8][bad.len[8] - 40] ^= 1;
-	struct pc_verify *v = verify_resumed(&o, st, stlen, note, nl, &bad, bad.n);
+	struct pc_verify *v = pc_test_verify(&ro, note, nl, &bad);
 	expect_fail(v, PC_VC_ROOT, -1);
 	pc_verify_free(v);
-	free_log(&bad);
+	pc_test_log_free(&bad);
 
 	/*
 	 * An old record altered after signing: the resumed run does not read
 	 * it, and trusts what it verified before. Only a full run sees it.
 	 */
-	copy_log(&lg, &bad);
+	pc_test_log_copy(&lg, &bad);
 	bad.rec[2][bad.len[2] - 40] ^= 1;
-	v = verify_resumed(&o, st, stlen, note, nl, &bad, bad.n);
+	v = pc_test_verify(&ro, note, nl, &bad);
 	expect_ok(v);
 	pc_verify_free(v);
-	v = verify(&o, note, nl, &bad);
+	v = pc_test_verify(&o, note, nl, &bad);
 	expect_fail(v, PC_VC_ROOT, -1);
 	pc_verify_free(v);
-	free_log(&bad);
+	pc_test_log_free(&bad);
 
 	/* a fork: another history of W1, signed, with the same records after it */
-	copy_log(&lg, &bad);
+	pc_test_log_copy(&lg, &bad);
 	free(bad.rec[2]);
-	struct log w = { 0 };
+	struct pc_test_log w = { 0 };
 	add_window(&gen_a, &w, 1, 80, 0);
 	bad.rec[2] = w.rec[0];
 	bad.len[2] = w.len[0];
 	char fnote[PC_NOTE_MAX];
-	size_t fl = checkpoint_of(&bad, bad.n, fnote, sizeof(fnote));
-	v = verify_resumed(&o, st, stlen, fnote, fl, &bad, bad.n);
+	size_t fl = pc_test_log_checkpoint(&bad, bad.n, key_a, fnote, sizeof(fnote));
+	v = pc_test_verify(&ro, fnote, fl, &bad);
 	const struct pc_verify_failure *f = expect_fail(v, PC_VC_ROOT, -1);
 	assert_non_null(strstr(f->msg, "does not extend the trusted one"));
 	pc_verify_free(v);
 	/* the same size as the trusted tree, another root */
-	fl = checkpoint_of(&bad, 4, fnote, sizeof(fnote));
-	v = verify_resumed(&o, st, stlen, fnote, fl, &bad, bad.n);
+	fl = pc_test_log_checkpoint(&bad, 4, key_a, fnote, sizeof(fnote));
+	v = pc_test_verify(&ro, fnote, fl, &bad);
 	expect_fail(v, PC_VC_FORK, -1);
 	pc_verify_free(v);
-	free_log(&bad);
+	pc_test_log_free(&bad);
 
 	/* truncated: a checkpoint of fewer records, or fewer records than it signs */
 	char tnote[PC_NOTE_MAX];
-	size_t tl = checkpoint_of(&lg, 3, tnote, sizeof(tnote));
-	v = verify_resumed(&o, st, stlen, tnote, tl, &lg, lg.n);
+	size_t tl = pc_test_log_checkpoint(&lg, 3, key_a, tnote, sizeof(tnote));
+	v = pc_test_verify(&ro, tnote, tl, &lg);
 	expect_fail(v, PC_VC_ROLLBACK, -1);
 	pc_verify_free(v);
-	v = verify_resumed(&o, st, stlen, note, nl, &lg, 9);
+	size_t all = lg.n;
+	lg.n = 9;
+	v = pc_test_verify(&ro, note, nl, &lg);
 	expect_fail(v, PC_VC_MISSING, 9);
+	lg.n = all;
 	pc_verify_free(v);
 
 	/* a damaged state file is refused, whichever part is damaged */
@@ -1701,7 +1528,7 @@ test_resume_refuses(void **state)
 
 	/* the checkpoint alone, or another --pod-map: every record again */
 	char old[PC_NOTE_MAX];
-	size_t ol = checkpoint_of(&lg, 4, old, sizeof(old));
+	size_t ol = pc_test_log_checkpoint(&lg, 4, key_a, old, sizeof(old));
 	v = pc_verify_new(&vk_a, NULL);
 	assert_int_equal(pc_verify_resume(v, old, ol, &err), 1);
 	assert_int_equal(pc_verify_resume_at(v), 0);
@@ -1718,16 +1545,16 @@ test_resume_refuses(void **state)
 	pc_verify_free(v);
 
 	/* a failed run leaves nothing to save */
-	copy_log(&lg, &bad);
+	pc_test_log_copy(&lg, &bad);
 	bad.rec[8][bad.len[8] - 40] ^= 1;
-	v = verify(&o, note, nl, &bad);
+	v = pc_test_verify(&o, note, nl, &bad);
 	char *s2 = NULL;
 	size_t l2;
 	assert_int_equal(pc_verify_state_save(v, &s2, &l2), -1);
 	pc_verify_free(v);
-	free_log(&bad);
+	pc_test_log_free(&bad);
 	free(st);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 /* Resumes from a state over a ledger directory, seeking as podcap-verify --ledger does. */
@@ -1753,9 +1580,9 @@ verify_dir_resumed(const char *dir, const char *st, size_t stlen, int64_t skew)
 static void
 test_resume_ledger_dir(void **state)
 {
-	struct log lg;
-	struct run o = { 0 };
-	char dir[512], path[600];
+	struct pc_test_log lg;
+	struct pc_test_run o = { .vk = &vk_a };
+	char dir[512];
 	size_t stlen;
 
 	(void)state;
@@ -1776,24 +1603,13 @@ test_resume_ledger_dir(void **state)
 	pc_verify_free(v);
 
 	/* a new record changed in the records file: its stored hash names it */
-	snprintf(path, sizeof(path), "%s/records", dir);
-	FILE *f = fopen(path, "r+b");
-	assert_non_null(f);
-	long off = 0;
-	for (int i = 0; i < 8; i++)
-		off += 4 + (long)lg.len[i] + PC_HASH_LEN;
-	off += 4 + (long)lg.len[8] - 40;
-	assert_int_equal(fseek(f, off, SEEK_SET), 0);
-	int c = fgetc(f);
-	assert_int_equal(fseek(f, off, SEEK_SET), 0);
-	fputc(c ^ 0x20, f);
-	fclose(f);
+	alter_in_dir(dir, &lg, 8);
 	v = verify_dir_resumed(dir, st, stlen, 0);
 	expect_fail(v, PC_VC_ROOT, 8);
 	assert_int_equal(pc_verify_nfailures(v), 1);
 	pc_verify_free(v);
 	free(st);
-	free_log(&lg);
+	pc_test_log_free(&lg);
 }
 
 int

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the unit tests share: scratch directories, keys and signed notes,
+ * and logs held in memory that are signed and fed to the verifier the way
+ * podcap-verify feeds it.
+ *
+ * The helpers fail the running cmocka test (or fixture) when something
+ * they need does not work; where a helper returns what the code under
+ * test returned, its comment says so.
+ */
+#ifndef PODCAP_TESTUTIL_H
+#define PODCAP_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "podcap/config.h"
+#include "podcap/keys.h"
+#include "podcap/ledger.h"
+#include "podcap/merkle.h"
+#include "podcap/record.h"
+#include "podcap/verify.h"
+
+/* ---- scratch directories ---- */
+
+/*
+ * Makes a new directory podcap-<name>-XXXXXX under $TMPDIR, else under
+ * /tmp, and writes its path into buf. Returns 0, or -1 so that a group
+ * fixture can return it.
+ */
+int pc_test_tmpdir(char *buf, size_t len, const char *name);
+/*
+ * The same under /dev/shm when it is writable, for a test that appends
+ * thousands of records: on a tmpfs a ledger's fdatasyncs cost nothing.
+ * Not for a test whose threads race the disk's pace.
+ */
+int pc_test_shmdir(char *buf, size_t len, const char *name);
+/* Removes path and everything below it, as rm -rf does; symbolic links are not followed. */
+void pc_test_rm_rf(const char *path);
+
+/* ---- keys and signed notes ---- */
+
+/* A new signer key named `name`, and its verifier key in vk unless vk is NULL. */
+struct pc_signer_key *pc_test_key(const char *name, struct pc_verifier_key *vk);
+/*
+ * The note of `body` (a C string) signed by k, into out. Returns what
+ * pc_note_format returns: the note's length, or 0 when it is refused.
+ */
+size_t pc_test_sign_note(const struct pc_signer_key *k, const char *body, char *out, size_t len);
+/* The checkpoint (origin, size, root) signed by k, into note; returns its length. */
+size_t pc_test_checkpoint(const struct pc_signer_key *k, const char *origin, uint64_t size,
+			  const uint8_t root[PC_HASH_LEN], char *note, size_t len);
+/* Publishes in l the checkpoint k signs over l as it is now, under k's name. */
+void pc_test_publish(struct pc_ledger *l, const struct pc_signer_key *k);
+
+/* ---- logs in memory, signed and verified ---- */
+
+#define PC_TEST_MAXLOG 64
+
+/* Records in the order a log holds them; an all-zero one is empty. */
+struct pc_test_log {
+	uint8_t *rec[PC_TEST_MAXLOG];      /* malloc'ed */
+	size_t len[PC_TEST_MAXLOG];
+	size_t n;
+};
+
+/* Encodes r as the log's next record. */
+void pc_test_log_push(struct pc_test_log *lg, const struct pc_record *r);
+/* out becomes a log with the same records, in copies of its own. */
+void pc_test_log_copy(const struct pc_test_log *lg, struct pc_test_log *out);
+/* Takes record `from` out and puts it back at `to`, shifting those between. */
+void pc_test_log_move(struct pc_test_log *lg, size_t from, size_t to);
+/* Frees the records and empties the log. */
+void pc_test_log_free(struct pc_test_log *lg);
+/* The Merkle root of the first n records, computed here rather than by the code under test. */
+void pc_test_log_root(const struct pc_test_log *lg, size_t n, uint8_t root[PC_HASH_LEN]);
+/* The checkpoint k signs over the first n records, under k's name; returns its length. */
+size_t pc_test_log_checkpoint(const struct pc_test_log *lg, size_t n,
+			      const struct pc_signer_key *k, char *note, size_t len);
+
+/* What a verifier is given besides the checkpoint and the records. */
+struct pc_test_run {
+	const struct pc_verifier_key *vk;
+	const struct pc_config *podmap;    /* --pod-map, or NULL */
+	const char *trusted;               /* the last trusted checkpoint note, or NULL */
+	const char *state;                 /* a saved state it must resume from, or NULL */
+	size_t state_len;
+	const struct pc_test_log *stored;  /* the leaf hashes a source keeps beside the records */
+};
+
+/*
+ * Verifies lg under the checkpoint `note` as podcap-verify does: the
+ * trusted checkpoint or the state, the checkpoint, the records it covers
+ * that lg holds (from where the state ends), finish. Returns the verifier
+ * for the test to examine and pc_verify_free.
+ */
+struct pc_verify *pc_test_verify(const struct pc_test_run *o, const char *note, size_t len,
+				 const struct pc_test_log *lg);
+/* The same under the checkpoint k signs over all of lg. */
+struct pc_verify *pc_test_verify_signed(const struct pc_test_run *o,
+					const struct pc_signer_key *k,
+					const struct pc_test_log *lg);
+
+#endif /* PODCAP_TESTUTIL_H */
