@@ -14,7 +14,6 @@
 
 #include <cmocka.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <sys/stat.h>
@@ -26,6 +25,8 @@
 #include "podcap/note.h"
 #include "podcap/record.h"
 
+#include "testutil.h"
+
 #define ORIGIN "podcap/test-app"
 #define MAXREC 4096
 
@@ -35,35 +36,17 @@ static unsigned dirs;
 /* ---- scaffolding ---- */
 
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void
-rm_rf(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int
 setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(base, sizeof(base), "%s/podcap-ledger-XXXXXX", tmp ? tmp : "/tmp");
-	return mkdtemp(base) == NULL ? -1 : 0;
+	return pc_test_tmpdir(base, sizeof(base), "ledger");
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	rm_rf(base);
+	pc_test_rm_rf(base);
 	return 0;
 }
 
@@ -236,45 +219,6 @@ entry_offset(uint64_t i)
 	return off;
 }
 
-static struct pc_signer_key *
-test_key(void)
-{
-	struct pc_signer_key *k = pc_signer_key_generate(ORIGIN);
-
-	assert_non_null(k);
-	return k;
-}
-
-/* A signed checkpoint note for (size, root) under `origin`. */
-static size_t
-make_note(const struct pc_signer_key *k, const char *origin, uint64_t size,
-	  const uint8_t root[PC_HASH_LEN], char *note, size_t len)
-{
-	struct pc_checkpoint cp = { .size = size };
-	char body[PC_NOTE_MAX];
-	uint8_t sig[64];
-
-	snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
-	memcpy(cp.root, root, PC_HASH_LEN);
-	size_t blen = pc_checkpoint_body(&cp, body, sizeof(body));
-	assert_true(blen > 0);
-	pc_note_sign_body(k, body, blen, sig);
-	size_t n = pc_note_format(body, blen, k->name, k->id, sig, note, len);
-	assert_true(n > 0);
-	return n;
-}
-
-static void
-publish_current(struct pc_ledger *l, const struct pc_signer_key *k)
-{
-	char note[PC_NOTE_MAX];
-	uint8_t root[PC_HASH_LEN];
-
-	pc_ledger_root(l, root);
-	size_t n = make_note(k, ORIGIN, pc_ledger_size(l), root, note, sizeof(note));
-	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
-}
-
 /* ---- tests ---- */
 
 static void
@@ -403,7 +347,7 @@ test_torn_tail_every_offset(void **state)
 		assert_int_equal(pc_ledger_record(l, n - 1, got, sizeof(got)), (long)rlen);
 		assert_memory_equal(got, rec, rlen);
 		pc_ledger_close(l);
-		rm_rf(dir);
+		pc_test_rm_rf(dir);
 
 		/* had the hashes file recorded it, the entry was durable: damage, not a tail */
 		struct pc_error err;
@@ -411,7 +355,7 @@ test_torn_tail_every_offset(void **state)
 		assert_null(pc_ledger_open(dir, ORIGIN, &err));
 		assert_non_null(strstr(err.msg, "record 5 is corrupt"));
 		assert_int_equal(file_size(dir, "records"), (off_t)cut);
-		rm_rf(dir);
+		pc_test_rm_rf(dir);
 	}
 
 	/* a complete last entry whose bytes do not match its hash (a torn write) */
@@ -494,7 +438,7 @@ test_checkpoint(void **state)
 	char dir[512], note[PC_NOTE_MAX], got[PC_NOTE_MAX];
 	struct pc_error err;
 	uint8_t root[PC_HASH_LEN], bad[PC_HASH_LEN];
-	struct pc_signer_key *k = test_key();
+	struct pc_signer_key *k = pc_test_key(ORIGIN, NULL);
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
@@ -505,11 +449,11 @@ test_checkpoint(void **state)
 	/* refused: wrong root, records not there, another log, no body terminator */
 	memcpy(bad, root, PC_HASH_LEN);
 	bad[0] ^= 1;
-	size_t n = make_note(k, ORIGIN, 10, bad, note, sizeof(note));
+	size_t n = pc_test_checkpoint(k, ORIGIN, 10, bad, note, sizeof(note));
 	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
-	n = make_note(k, ORIGIN, 11, root, note, sizeof(note));
+	n = pc_test_checkpoint(k, ORIGIN, 11, root, note, sizeof(note));
 	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
-	n = make_note(k, "podcap/other", 10, root, note, sizeof(note));
+	n = pc_test_checkpoint(k, "podcap/other", 10, root, note, sizeof(note));
 	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
 	assert_int_equal(pc_ledger_publish(l, "podcap/test-app\n10\n", 19, NULL), -1);
 	assert_int_equal(pc_ledger_checkpoint(l, got, sizeof(got)), 0);
@@ -518,11 +462,11 @@ test_checkpoint(void **state)
 	/* an older size: its root is recomputed from the leaves */
 	uint8_t r7[PC_HASH_LEN];
 	ref_root(7, r7);
-	n = make_note(k, ORIGIN, 7, r7, note, sizeof(note));
+	n = pc_test_checkpoint(k, ORIGIN, 7, r7, note, sizeof(note));
 	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
 	assert_true(pc_ledger_published_size(l) == 7);
 
-	n = make_note(k, ORIGIN, 10, root, note, sizeof(note));
+	n = pc_test_checkpoint(k, ORIGIN, 10, root, note, sizeof(note));
 	assert_int_equal(pc_ledger_publish(l, note, n, NULL), 0);
 	assert_true(pc_ledger_published_size(l) == 10);
 	assert_int_equal(pc_ledger_checkpoint(l, got, sizeof(got)), (long)n);
@@ -533,7 +477,7 @@ test_checkpoint(void **state)
 	assert_true(pc_ledger_bytes(l) == entry_offset(10) + 10 * PC_HASH_LEN + n);
 
 	/* never back to an older checkpoint */
-	n = make_note(k, ORIGIN, 7, r7, note, sizeof(note));
+	n = pc_test_checkpoint(k, ORIGIN, 7, r7, note, sizeof(note));
 	assert_int_equal(pc_ledger_publish(l, note, n, NULL), -1);
 	assert_true(pc_ledger_published_size(l) == 10);
 
@@ -543,7 +487,7 @@ test_checkpoint(void **state)
 	l = open_ok(dir);
 	assert_true(pc_ledger_published_size(l) == 10);
 	assert_true(pc_ledger_size(l) == 12);
-	n = make_note(k, ORIGIN, 10, root, note, sizeof(note));
+	n = pc_test_checkpoint(k, ORIGIN, 10, root, note, sizeof(note));
 	assert_int_equal(pc_ledger_checkpoint(l, got, sizeof(got)), (long)n);
 	assert_memory_equal(got, note, n);
 	pc_ledger_close(l);
@@ -594,7 +538,7 @@ test_checkpoint(void **state)
 	free(records);
 
 	/* a checkpoint of another log in the directory */
-	n = make_note(k, "podcap/other", 10, root, note, sizeof(note));
+	n = pc_test_checkpoint(k, "podcap/other", 10, root, note, sizeof(note));
 	write_file(dir, "checkpoint", note, n);
 	assert_null(pc_ledger_open(dir, ORIGIN, &err));
 	assert_non_null(strstr(err.msg, "is for log 'podcap/other'"));
@@ -606,14 +550,14 @@ test_read_only(void **state)
 {
 	char dir[512], d2[512], note[PC_NOTE_MAX];
 	struct pc_error err;
-	struct pc_signer_key *k = test_key();
+	struct pc_signer_key *k = pc_test_key(ORIGIN, NULL);
 	uint8_t rec[MAXREC];
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
 	struct pc_ledger *l = open_ok(dir);
 	append_gen(l, 0, 8);
-	publish_current(l, k);
+	pc_test_publish(l, k);
 	pc_ledger_close(l);
 
 	size_t len;
@@ -736,7 +680,7 @@ static void
 test_concurrent_reader(void **state)
 {
 	char dir[512];
-	struct pc_signer_key *k = test_key();
+	struct pc_signer_key *k = pc_test_key(ORIGIN, NULL);
 	struct race r = { .k = k, .total = 300 };
 	pthread_t th;
 
@@ -747,7 +691,7 @@ test_concurrent_reader(void **state)
 	for (uint64_t i = 0; i < r.total; i++) {
 		append_gen(r.l, i, i + 1);
 		if (i % 5 == 4)
-			publish_current(r.l, k);
+			pc_test_publish(r.l, k);
 	}
 	__atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
