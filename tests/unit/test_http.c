@@ -30,6 +30,8 @@
 #include "podcap/merkle.h"
 #include "podcap/note.h"
 
+#include "testutil.h"
+
 #define ORIGIN "podcap/http-test"
 #define NREC 1100                      /* more than one /v1/records page */
 #define BIG_INDEX 3                    /* this record is larger than 64 KiB */
@@ -37,7 +39,7 @@
 #define NIDLE 100
 
 struct fixture {
-	char dir[64];
+	char dir[256];
 	struct pc_ledger *ledger;
 	struct pc_signer_key *key;
 	struct pc_verifier_key vk;
@@ -180,28 +182,18 @@ append(size_t len)
 	fx->nrec++;
 }
 
+/* Publishes a checkpoint of the ledger, whose root must be that of the test's own copy. */
 static void
 publish(void)
 {
-	struct pc_checkpoint cp;
-	char body[512], note[PC_NOTE_MAX];
-	uint8_t sig[64], mine[PC_HASH_LEN];
-	size_t blen, nlen;
+	uint8_t root[PC_HASH_LEN], mine[PC_HASH_LEN];
 
-	memset(&cp, 0, sizeof(cp));
-	strcpy(cp.origin, ORIGIN);
-	cp.size = pc_ledger_size(fx->ledger);
-	assert_int_equal(cp.size, fx->nrec);
-	pc_ledger_root(fx->ledger, cp.root);
-	root_of(cp.size, mine);
-	assert_memory_equal(cp.root, mine, PC_HASH_LEN);
-	blen = pc_checkpoint_body(&cp, body, sizeof(body));
-	assert_true(blen > 0);
-	pc_note_sign_body(fx->key, body, blen, sig);
-	nlen = pc_note_format(body, blen, fx->key->name, fx->key->id, sig, note, sizeof(note));
-	assert_true(nlen > 0);
-	assert_int_equal(pc_ledger_publish(fx->ledger, note, nlen, NULL), 0);
-	fx->published = cp.size;
+	assert_int_equal(pc_ledger_size(fx->ledger), fx->nrec);
+	pc_ledger_root(fx->ledger, root);
+	root_of(fx->nrec, mine);
+	assert_memory_equal(root, mine, PC_HASH_LEN);
+	pc_test_publish(fx->ledger, fx->key);
+	fx->published = fx->nrec;
 }
 
 static char *
@@ -221,9 +213,8 @@ static int
 setup(void **state)
 {
 	struct pc_http_ops ops;
-	char path[128];
+	char path[300];
 	struct pc_error err;
-	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 
 	(void)state;
 	if (sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
@@ -231,8 +222,7 @@ setup(void **state)
 	fx = calloc(1, sizeof(*fx));
 	if (fx == NULL)
 		return -1;
-	snprintf(fx->dir, sizeof(fx->dir), "%s/podcap-http-XXXXXX", base);
-	if (mkdtemp(fx->dir) == NULL)
+	if (pc_test_shmdir(fx->dir, sizeof(fx->dir), "http") < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/ledger", fx->dir);
 	fx->ledger = pc_ledger_open(path, ORIGIN, &err);
@@ -240,10 +230,7 @@ setup(void **state)
 		fprintf(stderr, "ledger: %s\n", err.msg);
 		return -1;
 	}
-	fx->key = pc_signer_key_generate(ORIGIN);
-	if (fx->key == NULL)
-		return -1;
-	pc_signer_key_public(fx->key, &fx->vk);
+	fx->key = pc_test_key(ORIGIN, &fx->vk);
 	if (pc_verifier_key_format(&fx->vk, fx->vkline, sizeof(fx->vkline)) != 0)
 		return -1;
 	memset(&ops, 0, sizeof(ops));
@@ -263,7 +250,6 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[128];
 	uint64_t i;
 
 	(void)state;
@@ -272,9 +258,7 @@ teardown(void **state)
 	pc_signer_key_free(fx->key);
 	for (i = 0; i < fx->nrec; i++)
 		free(fx->rec[i]);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
-	if (system(cmd) != 0)
-		return -1;
+	pc_test_rm_rf(fx->dir);
 	free(fx);
 	curl_global_cleanup();
 	return 0;
