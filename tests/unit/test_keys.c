@@ -19,29 +19,29 @@
 
 #include "podcap/keys.h"
 
+#include "testutil.h"
+
 /* The example key pair of golang.org/x/mod/sumdb/note. */
 #define GO_SKEY "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 #define GO_VKEY "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
 
-static char dir[] = "/tmp/podcap-keys-XXXXXX";
+static char dir[128];        /* the scratch directory: paths in it fit in 256 bytes */
 
 static int
 setup(void **state)
 {
 	(void)state;
-	if (sodium_init() < 0 || mkdtemp(dir) == NULL)
+	if (sodium_init() < 0)
 		return -1;
-	return 0;
+	return pc_test_tmpdir(dir, sizeof(dir), "keys");
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	pc_test_rm_rf(dir);
+	return 0;
 }
 
 static void
@@ -292,10 +292,8 @@ test_refuses_overwrite(void **state)
 	struct stat st;
 
 	(void)state;
-	k = pc_signer_key_generate("podcap/a");
-	k2 = pc_signer_key_generate("podcap/b");
-	assert_non_null(k);
-	assert_non_null(k2);
+	k = pc_test_key("podcap/a", NULL);
+	k2 = pc_test_key("podcap/b", NULL);
 	path_of(path, sizeof(path), "once.key");
 	path_of(pubpath, sizeof(pubpath), "once.key.pub");
 	assert_int_equal(pc_signer_key_save(k, path, &err), 0);
@@ -384,9 +382,7 @@ test_verifier_key_strings(void **state)
 	size_t i, len;
 
 	(void)state;
-	k = pc_signer_key_generate("podcap/\xc3\xbc-appliance");   /* UTF-8 is allowed */
-	assert_non_null(k);
-	pc_signer_key_public(k, &vk);
+	k = pc_test_key("podcap/\xc3\xbc-appliance", &vk);   /* UTF-8 is allowed */
 	pc_signer_key_free(k);
 	assert_int_equal(pc_verifier_key_format(&vk, buf, sizeof(buf)), 0);
 	assert_int_equal(pc_verifier_key_format(&vk, small, sizeof(small)), -1);

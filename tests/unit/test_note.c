@@ -19,6 +19,8 @@
 
 #include "podcap/note.h"
 
+#include "testutil.h"
+
 #define GO_SKEY "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 #define GO_VKEY "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
 #define GO_TEXT "If you think cryptography is the answer to your problem,\n" \
@@ -36,10 +38,7 @@ setup(void **state)
 	(void)state;
 	if (sodium_init() < 0)
 		return -1;
-	key = pc_signer_key_generate("podcap/unit-test");
-	if (key == NULL)
-		return -1;
-	pc_signer_key_public(key, &vkey);
+	key = pc_test_key("podcap/unit-test", &vkey);
 	return 0;
 }
 
@@ -49,15 +48,6 @@ teardown(void **state)
 	(void)state;
 	pc_signer_key_free(key);
 	return 0;
-}
-
-static size_t
-sign_note(const struct pc_signer_key *k, const char *body, char *out, size_t outlen)
-{
-	uint8_t sig[64];
-
-	pc_note_sign_body(k, body, strlen(body), sig);
-	return pc_note_format(body, strlen(body), k->name, k->id, sig, out, outlen);
 }
 
 static int
@@ -108,7 +98,7 @@ test_go_example(void **state)
 {
 	struct pc_verifier_key gv;
 	struct pc_signer_key *gk;
-	char dir[] = "/tmp/podcap-note-XXXXXX", path[64], out[PC_NOTE_MAX];
+	char dir[256], path[300], out[PC_NOTE_MAX];
 	struct pc_error err;
 	struct pc_error why;
 	size_t blen = 0, n;
@@ -120,17 +110,16 @@ test_go_example(void **state)
 	assert_int_equal(blen, strlen(GO_TEXT));
 
 	/* Ed25519 is deterministic: signing the text gives the published note exactly. */
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(pc_test_tmpdir(dir, sizeof(dir), "note"), 0);
 	snprintf(path, sizeof(path), "%s/k", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, GO_SKEY "\n", strlen(GO_SKEY) + 1), (ssize_t)strlen(GO_SKEY) + 1);
 	close(fd);
 	gk = pc_signer_key_load(path, &err);
-	unlink(path);
-	rmdir(dir);
+	pc_test_rm_rf(dir);
 	assert_non_null(gk);
-	n = sign_note(gk, GO_TEXT, out, sizeof(out));
+	n = pc_test_sign_note(gk, GO_TEXT, out, sizeof(out));
 	pc_signer_key_free(gk);
 	assert_int_equal(n, strlen(GO_NOTE));
 	assert_string_equal(out, GO_NOTE);
@@ -145,7 +134,7 @@ test_round_trip(void **state)
 	size_t n, blen = 0;
 
 	(void)state;
-	n = sign_note(key, body, note, sizeof(note));
+	n = pc_test_sign_note(key, body, note, sizeof(note));
 	assert_true(n > strlen(body));
 	assert_int_equal(strlen(note), n);
 	assert_memory_equal(note, body, strlen(body));
@@ -155,11 +144,11 @@ test_round_trip(void **state)
 	assert_int_equal(blen, strlen(body));
 
 	/* Too small a buffer, by one byte (the NUL) or more. */
-	assert_int_equal(sign_note(key, body, note, n), 0);
-	assert_int_equal(sign_note(key, body, note, n + 1), n);
+	assert_int_equal(pc_test_sign_note(key, body, note, n), 0);
+	assert_int_equal(pc_test_sign_note(key, body, note, n + 1), n);
 	/* A body must end in a newline; the key name must be valid. */
-	assert_int_equal(sign_note(key, "no newline", note, sizeof(note)), 0);
-	assert_int_equal(sign_note(key, "", note, sizeof(note)), 0);
+	assert_int_equal(pc_test_sign_note(key, "no newline", note, sizeof(note)), 0);
+	assert_int_equal(pc_test_sign_note(key, "", note, sizeof(note)), 0);
 	{
 		uint8_t sig[64] = { 0 };
 
@@ -178,7 +167,7 @@ test_tampered_body(void **state)
 	size_t n, i;
 
 	(void)state;
-	n = sign_note(key, body, note, sizeof(note));
+	n = pc_test_sign_note(key, body, note, sizeof(note));
 	assert_true(n > 0);
 	for (i = 0; i < strlen(body); i++) {
 		memcpy(t, note, n);
@@ -213,17 +202,15 @@ test_wrong_key(void **state)
 
 	(void)state;
 	/* Same name, new key: a different id, so no signature by it. */
-	other = pc_signer_key_generate("podcap/unit-test");
-	assert_non_null(other);
-	pc_signer_key_public(other, &ov);
-	n = sign_note(other, body, note, sizeof(note));
+	other = pc_test_key("podcap/unit-test", &ov);
+	n = pc_test_sign_note(other, body, note, sizeof(note));
 	assert_int_equal(verify(note, n, &why), -1);
 	assert_non_null(strstr(why.msg, "no signature by key podcap/unit-test"));
 	assert_int_equal(pc_note_verify(note, n, &ov, &blen, &why), 0);
 	pc_signer_key_free(other);
 
 	/* Right name and id but another public key: the signature is bad. */
-	n = sign_note(key, body, note, sizeof(note));
+	n = pc_test_sign_note(key, body, note, sizeof(note));
 	forged = vkey;
 	forged.pk[5] ^= 0x20;
 	assert_int_equal(pc_note_verify(note, n, &forged, &blen, &why), -1);
@@ -244,7 +231,7 @@ test_truncated_and_missing(void **state)
 	size_t n, cut;
 
 	(void)state;
-	n = sign_note(key, body, note, sizeof(note));
+	n = pc_test_sign_note(key, body, note, sizeof(note));
 	/* Drop 4 base64 characters: 66 bytes, still valid base64. */
 	memcpy(t, note, n);
 	memcpy(t + n - 5, "\n", 2);
@@ -280,7 +267,7 @@ test_other_signatures(void **state)
 	size_t blen = 0, bl = strlen(body);
 
 	(void)state;
-	assert_true(sign_note(key, body, note, sizeof(note)) > 0);
+	assert_true(pc_test_sign_note(key, body, note, sizeof(note)) > 0);
 	other_sig_line("witness.example/w1", 0x01020304, 64, l1, sizeof(l1));
 	other_sig_line("witness.example/w2", 0xdeadbeef, 72, l2, sizeof(l2));
 	/* Our name with another id is someone else's key. */
@@ -328,7 +315,7 @@ test_malformed_notes(void **state)
 	static const char *const bad_bytes[] = { "\t", "\r", "\x7f", "\xff", "\xc3", "\xed\xa0\x80" };
 
 	(void)state;
-	n = sign_note(key, body, note, sizeof(note));
+	n = pc_test_sign_note(key, body, note, sizeof(note));
 	for (i = 0; i < sizeof(bad_lines) / sizeof(bad_lines[0]); i++) {
 		/* The bad line after a good signature still spoils the note. */
 		join(t, sizeof(t), note, bad_lines[i], (const char *)NULL);
@@ -342,7 +329,7 @@ test_malformed_notes(void **state)
 		char b[32];
 
 		snprintf(b, sizeof(b), "a%sb\n", bad_bytes[i]);
-		assert_true(sign_note(key, b, t, sizeof(t)) > 0);
+		assert_true(pc_test_sign_note(key, b, t, sizeof(t)) > 0);
 		assert_int_equal(verify(t, strlen(t), &why), -1);
 		assert_string_equal(why.msg, "malformed note");
 	}
@@ -396,7 +383,7 @@ test_checkpoint_round_trip(void **state)
 		assert_memory_equal(back.root, cp.root, PC_HASH_LEN);
 		assert_string_equal(back.extra, cp.extra);
 		/* And through a signed note. */
-		n = sign_note(key, body, note, sizeof(note));
+		n = pc_test_sign_note(key, body, note, sizeof(note));
 		assert_int_equal(verify(note, n, &why), 0);
 		assert_int_equal(pc_note_verify(note, n, &vkey, &blen, &why), 0);
 		assert_int_equal(pc_checkpoint_parse_body(note, blen, &back, &why), 0);
