@@ -247,9 +247,10 @@ get_u128(char **s, u128 *x)
 		return false;
 	*x = 0;
 	for (; *t != '\0'; t++) {
-		if (*t < '0' || *t > '9')
-			return false;
-		*x = *x * 10 + (u128)(*t - '0');
+		u128 d = (u128)(*t - '0');
+		if (*t < '0' || *t > '9' || *x > (~(u128)0 - d) / 10)
+			return false;   /* not a digit, or past 2^128 - 1: refused, not wrapped */
+		*x = *x * 10 + d;
 	}
 	return true;
 }

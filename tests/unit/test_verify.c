@@ -1519,6 +1519,24 @@ test_resume_refuses(void **state)
 	assert_int_equal(pc_verify_resume(v, c, stlen, &err), -1);
 	assert_non_null(strstr(err.msg, "malformed"));
 	pc_verify_free(v);
+	/* resealed: a count past 2^128 - 1 is refused, not wrapped to a small one */
+	const char *tot = strstr(st, "\ntotals 0 ");
+	assert_non_null(tot);
+	const char *num = tot + strlen("\ntotals 0 "), *after = strchr(num, ' ');
+	assert_non_null(after);
+	static const char big[] = "340282366920938463463374607431768211456";
+	size_t wl = stlen - (size_t)(after - num) + strlen(big);
+	char *w2 = malloc(wl);
+	assert_non_null(w2);
+	memcpy(w2, st, (size_t)(num - st));
+	memcpy(w2 + (num - st), big, strlen(big));
+	memcpy(w2 + (num - st) + strlen(big), after, stlen - (size_t)(after - st));
+	reseal(w2, wl);
+	v = pc_verify_new(&vk_a, NULL);
+	assert_int_equal(pc_verify_resume(v, w2, wl, &err), -1);
+	assert_non_null(strstr(err.msg, "malformed"));
+	pc_verify_free(v);
+	free(w2);
 	/* the checkpoint in it must verify with the key */
 	v = pc_verify_new(&vk_b, NULL);
 	assert_int_equal(pc_verify_resume(v, st, stlen, &err), -1);
