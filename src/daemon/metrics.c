@@ -133,6 +133,7 @@ v_burst(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ct
 static const struct {
 	const char *name, *type, *help;
 	pod_value value;
+	int bits;       /* value() is in bits, shown in bytes */
 } pod_metrics[] = {
 	{ "podcap_passed_bytes_total", "counter",
 	  "L2 frame bytes (no FCS) forwarded, per pod and direction.", v_pass_bytes },
@@ -143,9 +144,20 @@ static const struct {
 	{ "podcap_queue_bytes", "gauge", "Bytes waiting in the shaping queue.", v_queue_bytes },
 	{ "podcap_last_window_passed_bytes", "gauge",
 	  "Bytes passed in the last closed window, per pod and direction.", v_last_window },
-	{ "podcap_cap_bits_per_second", "gauge", "The cap in force, per pod and direction.", v_cap },
+	{ "podcap_cap_bytes_per_second", "gauge",
+	  "The cap in force, in L2 frame bytes (no FCS) per second, per pod and direction.", v_cap, 1 },
 	{ "podcap_burst_bytes", "gauge", "The bucket depth in force, per pod and direction.", v_burst },
 };
+
+/* " V\n": bits in bytes, exactly (caps are whole bits/s: at most three decimals). */
+static void
+value_of_bits(struct text *t, uint64_t bits)
+{
+	if (bits % 8 == 0)
+		emit(t, " %lu\n", (unsigned long)(bits / 8));
+	else
+		emit(t, " %lu.%03u\n", (unsigned long)(bits / 8), (unsigned)(bits % 8) * 125);
+}
 
 static void
 pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)[PC_DIR_COUNT])
@@ -155,10 +167,16 @@ pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)
 	for (size_t m = 0; m < RTE_DIM(pod_metrics); m++) {
 		family(t, pod_metrics[m].name, pod_metrics[m].type, pod_metrics[m].help);
 		for (unsigned p = 0; p < cfg->npods; p++)
-			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				emit(t, "%s{pod=\"%s\",direction=\"%s\"} %lu\n", pod_metrics[m].name,
-				     cfg->pods[p].id, pc_dir_name(d),
-				     (unsigned long)pod_metrics[m].value(tb, p, d, &pod[p][d]));
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+				uint64_t v = pod_metrics[m].value(tb, p, d, &pod[p][d]);
+
+				emit(t, "%s{pod=\"%s\",direction=\"%s\"}", pod_metrics[m].name,
+				     cfg->pods[p].id, pc_dir_name(d));
+				if (pod_metrics[m].bits)
+					value_of_bits(t, v);
+				else
+					emit(t, " %lu\n", (unsigned long)v);
+			}
 	}
 	for (int bytes = 1; bytes >= 0; bytes--) {
 		const char *name = bytes ? "podcap_dropped_bytes_total" : "podcap_dropped_frames_total";
