@@ -63,6 +63,32 @@ family(struct text *t, const char *name, const char *type, const char *help)
 	emit(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/*
+ * s as a label value: backslash, double quote and line feed escaped. Pod
+ * ids and uplink names (PC_ID_RULE) have none today; out holds
+ * LABEL_LEN, twice any id.
+ */
+#define LABEL_LEN (2 * PC_ID_LEN)
+
+static const char *
+label_value(char *out, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 2 < LABEL_LEN; s++) {
+		char e = *s == '\\' ? '\\' : *s == '"' ? '"' : *s == '\n' ? 'n' : '\0';
+
+		if (e != '\0') {
+			out[o++] = '\\';
+			out[o++] = e;
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* What one gauge or counter per pod and direction reads. */
 typedef uint64_t (*pod_value)(const struct pc_table *t, unsigned p, unsigned d,
 			      const struct pc_pod_ctr *c);
@@ -163,6 +189,7 @@ static void
 pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)[PC_DIR_COUNT])
 {
 	const struct pc_config *cfg = &tb->cfg;
+	char id[LABEL_LEN];
 
 	for (size_t m = 0; m < RTE_DIM(pod_metrics); m++) {
 		family(t, pod_metrics[m].name, pod_metrics[m].type, pod_metrics[m].help);
@@ -171,7 +198,7 @@ pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)
 				uint64_t v = pod_metrics[m].value(tb, p, d, &pod[p][d]);
 
 				emit(t, "%s{pod=\"%s\",direction=\"%s\"}", pod_metrics[m].name,
-				     cfg->pods[p].id, pc_dir_name(d));
+				     label_value(id, cfg->pods[p].id), pc_dir_name(d));
 				if (pod_metrics[m].bits)
 					value_of_bits(t, v);
 				else
@@ -186,7 +213,8 @@ pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
 				for (unsigned r = 0; r < PC_POD_DROP_COUNT; r++)
 					emit(t, "%s{pod=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name,
-					     cfg->pods[p].id, pc_dir_name(d), pc_pod_drop_name(r),
+					     label_value(id, cfg->pods[p].id), pc_dir_name(d),
+					     pc_pod_drop_name(r),
 					     (unsigned long)(bytes ? pod[p][d].drop_bytes[r] :
 								     pod[p][d].drop_frames[r]));
 	}
@@ -195,6 +223,8 @@ pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)
 static void
 link_families(struct text *t, const struct pc_config *cfg, struct pc_link_ctr (*link)[PC_DIR_COUNT])
 {
+	char uplink[LABEL_LEN];
+
 	for (int bytes = 1; bytes >= 0; bytes--) {
 		const char *name = bytes ? "podcap_uplink_dropped_bytes_total" :
 				   "podcap_uplink_dropped_frames_total";
@@ -205,7 +235,8 @@ link_families(struct text *t, const struct pc_config *cfg, struct pc_link_ctr (*
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
 				for (unsigned r = 0; r < PC_LINK_DROP_COUNT; r++)
 					emit(t, "%s{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name,
-					     cfg->uplinks[u].name, pc_dir_name(d), pc_link_drop_name(r),
+					     label_value(uplink, cfg->uplinks[u].name), pc_dir_name(d),
+					     pc_link_drop_name(r),
 					     (unsigned long)(bytes ? link[u][d].drop_bytes[r] :
 								     link[u][d].drop_frames[r]));
 	}
