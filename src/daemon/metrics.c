@@ -165,14 +165,18 @@ static const struct {
 	  "L2 frame bytes (no FCS) forwarded, per pod and direction.", v_pass_bytes },
 	{ "podcap_passed_frames_total", "counter", "Frames forwarded, per pod and direction.",
 	  v_pass_frames },
-	{ "podcap_bucket_level_bytes", "gauge", "Tokens in the bucket, in bytes.", v_level },
-	{ "podcap_queue_frames", "gauge", "Frames waiting in the shaping queue.", v_queue_frames },
-	{ "podcap_queue_bytes", "gauge", "Bytes waiting in the shaping queue.", v_queue_bytes },
+	{ "podcap_bucket_level_bytes", "gauge",
+	  "Tokens in the bucket, in bytes, per pod and direction.", v_level },
+	{ "podcap_queue_frames", "gauge",
+	  "Frames waiting in the shaping queue, per pod and direction.", v_queue_frames },
+	{ "podcap_queue_bytes", "gauge",
+	  "Frame bytes waiting in the shaping queue, per pod and direction.", v_queue_bytes },
 	{ "podcap_last_window_passed_bytes", "gauge",
 	  "Bytes passed in the last closed window, per pod and direction.", v_last_window },
 	{ "podcap_cap_bytes_per_second", "gauge",
 	  "The cap in force, in L2 frame bytes (no FCS) per second, per pod and direction.", v_cap, 1 },
-	{ "podcap_burst_bytes", "gauge", "The bucket depth in force, per pod and direction.", v_burst },
+	{ "podcap_burst_bytes", "gauge",
+	  "The bucket depth in force, in bytes, per pod and direction.", v_burst },
 };
 
 /* " V\n": bits in bytes, exactly (caps are whole bits/s: at most three decimals). */
@@ -250,17 +254,18 @@ window_close_families(struct text *t)
 	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
 		pc_stage_read((enum pc_stage)s, &st[s]);
 	family(t, "podcap_window_close_last_seconds", "gauge",
-	       "How long the stage of the last window close took.");
+	       "Seconds the stage took in the last window close, per stage.");
 	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
 		emit(t, "podcap_window_close_last_seconds{stage=\"%s\"} %.9f\n",
 		     pc_stage_name((enum pc_stage)s), (double)st[s].last_ns / 1e9);
 	family(t, "podcap_window_close_max_seconds", "gauge",
-	       "The longest the stage of a window close took since podcapd started.");
+	       "The longest the stage of a window close took since podcapd started, in seconds, "
+	       "per stage.");
 	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
 		emit(t, "podcap_window_close_max_seconds{stage=\"%s\"} %.9f\n",
 		     pc_stage_name((enum pc_stage)s), (double)st[s].max_ns / 1e9);
 	family(t, "podcap_window_close_seconds", "summary",
-	       "Time spent in each stage of closing windows.");
+	       "Seconds spent in each stage of closing windows, per stage (count: closes timed).");
 	for (unsigned s = 0; s < PC_STAGE_COUNT; s++) {
 		emit(t, "podcap_window_close_seconds_sum{stage=\"%s\"} %.9f\n",
 		     pc_stage_name((enum pc_stage)s), (double)st[s].sum_ns / 1e9);
@@ -295,7 +300,7 @@ pc_metrics_text(void *ctx, size_t *len)
 	pc_recorder_stats(&rs);
 	family(&t, "podcap_ledger_records", "gauge", "Durable records in the ledger.");
 	emit(&t, "podcap_ledger_records %lu\n", (unsigned long)rs.records);
-	family(&t, "podcap_ledger_bytes", "gauge", "Size of the ledger on disk.");
+	family(&t, "podcap_ledger_bytes", "gauge", "Size of the ledger on disk, in bytes.");
 	emit(&t, "podcap_ledger_bytes %lu\n", (unsigned long)rs.ledger_bytes);
 	family(&t, "podcap_ledger_queued_records", "gauge", "Records waiting for the disk.");
 	emit(&t, "podcap_ledger_queued_records %lu\n", (unsigned long)rs.queued);
