@@ -70,6 +70,7 @@ enum pc_verify_event_kind {
 	PC_VE_RELOAD,
 	PC_VE_CLOCK,       /* the wall clock stepped by step_ns: labels jump from from_ns to
 			      window_start_ns while elapsed_ns of real time passed */
+	PC_VE_COUNT,
 };
 
 struct pc_verify_event {
@@ -84,6 +85,36 @@ struct pc_verify_event {
 	uint64_t elapsed_ns;       /* CLOCK */
 	uint8_t podmap_digest[PC_DIGEST_LEN]; /* START, RESTART, RELOAD: now in force */
 	uint8_t build_id[32];      /* START, RESTART */
+};
+
+/* The largest events of each kind kept besides the first PC_VERIFY_MAX_KEPT. */
+#define PC_VERIFY_WORST 5
+
+/*
+ * One kind of event over the whole log, however many there are. The size
+ * of an event is its length for a GAP (windows x window length) and a
+ * RESTART (the time down, window_start_ns - from_ns), |step_ns| for a
+ * CLOCK; START, STOP and RELOAD have none.
+ */
+struct pc_verify_event_sum {
+	uint64_t count;
+	unsigned __int128 total_ns;   /* the sizes added up; 0 for the kinds with none */
+	uint32_t nworst;              /* min(count, PC_VERIFY_WORST) */
+	/*
+	 * The largest, largest first and the earliest of equal ones first; for
+	 * the kinds with no size the latest, latest first. worst[0] is the
+	 * longest gap, the longest time down, the largest step.
+	 */
+	struct pc_verify_event worst[PC_VERIFY_WORST];
+	uint64_t worst_seq[PC_VERIFY_WORST]; /* its place among all events, from 0: listed
+						by pc_verify_event_at when < PC_VERIFY_MAX_KEPT */
+};
+
+/* One check's failures over the whole run, however many there are. */
+struct pc_verify_failure_sum {
+	uint64_t count;
+	struct pc_verify_failure first;   /* when count > 0 */
+	uint64_t first_seq;               /* its place among all failures, from 0 */
 };
 
 /* Totals of one pod in one direction over every window of the log. */
@@ -173,11 +204,24 @@ int pc_verify_finish(struct pc_verify *v);
 uint64_t pc_verify_nfailures(const struct pc_verify *v);      /* all of them */
 /* The i-th failure kept (i < min(nfailures, PC_VERIFY_MAX_KEPT)), in the order found. */
 const struct pc_verify_failure *pc_verify_failure_at(const struct pc_verify *v, size_t i);
-/* The first failure of that check, or NULL. */
+/* The first failure of that check, kept or not, or NULL. */
 const struct pc_verify_failure *pc_verify_find(const struct pc_verify *v, enum pc_verify_check c);
 
 uint64_t pc_verify_nevents(const struct pc_verify *v);
 const struct pc_verify_event *pc_verify_event_at(const struct pc_verify *v, size_t i);
+/* Every event of kind k, after pc_verify_finish; NULL for a k out of range. */
+const struct pc_verify_event_sum *pc_verify_event_sum(const struct pc_verify *v,
+						      enum pc_verify_event_kind k);
+/* The size of an event, as pc_verify_event_sum counts it (0 for the kinds with none). */
+uint64_t pc_verify_event_size(const struct pc_verify_event *e);
+/*
+ * Time the log does not account for, after pc_verify_finish: its gaps and
+ * the time down before each restart.
+ */
+unsigned __int128 pc_verify_unaccounted_ns(const struct pc_verify *v);
+/* Every failure of check c; NULL for a c out of range. */
+const struct pc_verify_failure_sum *pc_verify_failure_sum(const struct pc_verify *v,
+							  enum pc_verify_check c);
 
 /* Totals of a pod (by id) in a direction; 0, or -1 if the pod never appeared. */
 int pc_verify_pod_totals(const struct pc_verify *v, const char *pod, enum pc_dir dir,

@@ -56,10 +56,14 @@ pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struc
 {
 	va_list ap;
 	uint64_t n = v->nfails++;
+	struct pc_verify_failure_sum *fs = &v->failsum[c];
+	struct pc_verify_failure first;
 
-	if (n >= PC_VERIFY_MAX_KEPT)
+	fs->count++;
+	if (n >= PC_VERIFY_MAX_KEPT && fs->count > 1)
 		return;
-	struct pc_verify_failure *f = &v->fails[n];
+	/* past the ones kept, the first of each check is still kept */
+	struct pc_verify_failure *f = n < PC_VERIFY_MAX_KEPT ? &v->fails[n] : &first;
 	memset(f, 0, sizeof(*f));
 	f->check = c;
 	f->record = index;
@@ -70,14 +74,86 @@ pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struc
 	va_start(ap, fmt);
 	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
 	va_end(ap);
+	if (fs->count == 1) {
+		fs->first = *f;
+		fs->first_seq = n;
+	}
+}
+
+uint64_t
+pc_verify_event_size(const struct pc_verify_event *e)
+{
+	switch (e->kind) {
+	case PC_VE_GAP:
+		return e->windows * e->window_len_ns;   /* a valid record keeps it below 2^64 */
+	case PC_VE_RESTART:
+		return e->window_start_ns - e->from_ns;
+	case PC_VE_CLOCK:
+		return e->step_ns < 0 ? (uint64_t)-e->step_ns : (uint64_t)e->step_ns;
+	default:
+		return 0;
+	}
+}
+
+bool
+pcv_event_sized(enum pc_verify_event_kind k)
+{
+	return k == PC_VE_GAP || k == PC_VE_RESTART || k == PC_VE_CLOCK;
+}
+
+bool
+pcv_event_worse(const struct pc_verify_event *a, uint64_t seq, const struct pc_verify_event *b,
+		uint64_t bseq)
+{
+	if (!pcv_event_sized(a->kind))
+		return seq > bseq;
+	uint64_t sa = pc_verify_event_size(a), sb = pc_verify_event_size(b);
+	return sa > sb || (sa == sb && seq < bseq);
+}
+
+/* The seq-th event, now filled in, into the totals and the worst of its kind. */
+static void
+event_sum_add(struct pc_verify_event_sum *es, const struct pc_verify_event *e, uint64_t seq)
+{
+	uint32_t i;
+
+	es->count++;
+	es->total_ns += pc_verify_event_size(e);
+	if (es->nworst < PC_VERIFY_WORST)
+		es->nworst++;
+	else if (!pcv_event_worse(e, seq, &es->worst[PC_VERIFY_WORST - 1],
+				  es->worst_seq[PC_VERIFY_WORST - 1]))
+		return;
+	for (i = es->nworst - 1; i > 0 && pcv_event_worse(e, seq, &es->worst[i - 1],
+							  es->worst_seq[i - 1]); i--) {
+		es->worst[i] = es->worst[i - 1];
+		es->worst_seq[i] = es->worst_seq[i - 1];
+	}
+	es->worst[i] = *e;
+	es->worst_seq[i] = seq;
+}
+
+void
+pcv_events_close(struct pc_verify *v)
+{
+	if (!v->event_open)
+		return;
+	uint64_t n = v->nevents - 1;
+	const struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &v->discard;
+
+	event_sum_add(&v->evsum[e->kind], e, n);
+	v->event_open = false;
 }
 
 struct pc_verify_event *
 pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index,
 	  const struct pc_record *r)
 {
+	pcv_events_close(v);
 	uint64_t n = v->nevents++;
 	struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &v->discard;
+
+	v->event_open = true;
 
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
@@ -275,6 +351,7 @@ pc_verify_finish(struct pc_verify *v)
 	if (v->finished)
 		return v->nfails > 0;
 	v->finished = true;
+	pcv_events_close(v);
 	if (v->cp_ok)
 		pcv_tree_finish(v);
 	pcv_env_finish(v);
@@ -300,10 +377,17 @@ pc_verify_failure_at(const struct pc_verify *v, size_t i)
 const struct pc_verify_failure *
 pc_verify_find(const struct pc_verify *v, enum pc_verify_check c)
 {
-	for (uint64_t i = 0; i < pcv_kept(v->nfails); i++)
-		if (v->fails[i].check == c)
-			return &v->fails[i];
-	return NULL;
+	const struct pc_verify_failure_sum *fs = pc_verify_failure_sum(v, c);
+
+	return fs != NULL && fs->count > 0 ? &fs->first : NULL;
+}
+
+const struct pc_verify_failure_sum *
+pc_verify_failure_sum(const struct pc_verify *v, enum pc_verify_check c)
+{
+	if ((unsigned)c >= PC_VC_COUNT)
+		return NULL;
+	return &v->failsum[c];
 }
 
 uint64_t
@@ -318,6 +402,20 @@ pc_verify_event_at(const struct pc_verify *v, size_t i)
 	if (i >= pcv_kept(v->nevents))
 		return NULL;
 	return &v->events[i];
+}
+
+const struct pc_verify_event_sum *
+pc_verify_event_sum(const struct pc_verify *v, enum pc_verify_event_kind k)
+{
+	if ((unsigned)k >= PC_VE_COUNT)
+		return NULL;
+	return &v->evsum[k];
+}
+
+unsigned __int128
+pc_verify_unaccounted_ns(const struct pc_verify *v)
+{
+	return v->evsum[PC_VE_GAP].total_ns + v->evsum[PC_VE_RESTART].total_ns;
 }
 
 int

@@ -157,6 +157,9 @@ struct pc_verify {
 	struct pc_verify_event *events;
 	uint64_t nevents;
 	struct pc_verify_event discard;  /* events past the ones kept */
+	bool event_open;                 /* the last event is not yet in evsum: its caller fills it */
+	struct pc_verify_event_sum evsum[PC_VE_COUNT];
+	struct pc_verify_failure_sum failsum[PC_VC_COUNT];
 	bool finished;
 };
 
@@ -177,9 +180,23 @@ pcv_kept(uint64_t n)
 void pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
 	      const struct pc_record *r, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-/* A new event of record `index`, filled from r; the caller sets the kind's own fields. */
+/*
+ * A new event of record `index`, filled from r; the caller sets the kind's
+ * own fields. It is added to the totals of its kind at the next event or
+ * at pcv_events_close, once those fields are set.
+ */
 struct pc_verify_event *pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind,
 				  uint64_t index, const struct pc_record *r);
+/* Whether events of kind k have a size (pc_verify_event_size) that the totals add up. */
+bool pcv_event_sized(enum pc_verify_event_kind k);
+/* Adds the last event to the totals of its kind (at the end of the log). */
+void pcv_events_close(struct pc_verify *v);
+/*
+ * Whether a, the seq-th event, ranks before b, the bseq-th, of the same
+ * kind among the worst kept (pc_verify_event_sum).
+ */
+bool pcv_event_worse(const struct pc_verify_event *a, uint64_t seq,
+		     const struct pc_verify_event *b, uint64_t bseq);
 
 /* ---- the tree (verify_tree.c) ---- */
 

@@ -268,24 +268,19 @@ print_links_text(const struct pc_verify *v, FILE *f)
 	table_print(&t, "", f);
 }
 
+static const char *const event_names[PC_VE_COUNT] = {
+	[PC_VE_START] = "start",
+	[PC_VE_RESTART] = "restart",
+	[PC_VE_STOP] = "stop",
+	[PC_VE_GAP] = "gap",
+	[PC_VE_RELOAD] = "reload",
+	[PC_VE_CLOCK] = "clock",
+};
+
 static const char *
 event_name(enum pc_verify_event_kind k)
 {
-	switch (k) {
-	case PC_VE_START:
-		return "start";
-	case PC_VE_RESTART:
-		return "restart";
-	case PC_VE_STOP:
-		return "stop";
-	case PC_VE_GAP:
-		return "gap";
-	case PC_VE_RELOAD:
-		return "reload";
-	case PC_VE_CLOCK:
-		return "clock";
-	}
-	return "unknown";
+	return (unsigned)k < PC_VE_COUNT ? event_names[k] : "unknown";
 }
 
 static void
@@ -332,6 +327,8 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 			 labels, t, real);
 		break;
 	}
+	default:
+		buf[0] = '\0';
 	}
 }
 
@@ -535,7 +532,7 @@ json_event(FILE *f, const struct pc_verify *v, uint64_t i)
 		fprintf(f, ", \"labels_ns\": %" PRIu64 ", \"elapsed_ns\": %" PRIu64,
 			e->window_start_ns - e->from_ns, e->elapsed_ns);
 		break;
-	case PC_VE_STOP:
+	default:
 		break;
 	}
 	fputc('}', f);
