@@ -23,7 +23,8 @@
 
 #include "verify_impl.h"
 
-#define STATE_MAGIC "podcap-verify-state 2\n"
+#define STATE_MAGIC "podcap-verify-state 3\n"
+#define STATE_OLDER "podcap-verify-state "   /* another version: its checkpoint alone is used */
 #define SUM_TAG "sum "
 #define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)
 
@@ -81,7 +82,24 @@ save_pod(FILE *f, const struct podsum *ps)
 	}
 }
 
-/* The events kept so far, so that a resumed report lists the whole log's, as a full one does. */
+/* An event's fields, after the word that starts its line. */
+static void
+put_event(FILE *f, const struct pc_verify_event *e)
+{
+	fprintf(f, " %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d",
+		(int)e->kind, e->record, e->window_start_ns, e->from_ns, e->window_len_ns,
+		e->windows, e->clean ? 1 : 0);
+	put_i128(f, e->step_ns);
+	fprintf(f, " %" PRIu64, e->elapsed_ns);
+	put_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+	put_hex(f, e->build_id, sizeof(e->build_id));
+	fputc('\n', f);
+}
+
+/*
+ * The events kept so far and the totals and worst of each kind, so that a
+ * resumed report gives the whole log's, as a full one does.
+ */
 static void
 save_events(const struct pc_verify *v, FILE *f)
 {
@@ -89,16 +107,19 @@ save_events(const struct pc_verify *v, FILE *f)
 
 	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", v->nevents, kept);
 	for (uint64_t i = 0; i < kept; i++) {
-		const struct pc_verify_event *e = &v->events[i];
+		fputs("event", f);
+		put_event(f, &v->events[i]);
+	}
+	for (int k = 0; k < PC_VE_COUNT; k++) {
+		const struct pc_verify_event_sum *es = &v->evsum[k];
 
-		fprintf(f, "event %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %d", (int)e->kind, e->record, e->window_start_ns, e->from_ns,
-			e->window_len_ns, e->windows, e->clean ? 1 : 0);
-		put_i128(f, e->step_ns);
-		fprintf(f, " %" PRIu64, e->elapsed_ns);
-		put_hex(f, e->podmap_digest, PC_DIGEST_LEN);
-		put_hex(f, e->build_id, sizeof(e->build_id));
-		fputc('\n', f);
+		fprintf(f, "eventsum %d %" PRIu64, k, es->count);
+		put_u128(f, es->total_ns);
+		fprintf(f, " %" PRIu32 "\n", es->nworst);
+		for (uint32_t i = 0; i < es->nworst; i++) {
+			fprintf(f, "worst %" PRIu64, es->worst_seq[i]);
+			put_event(f, &es->worst[i]);
+		}
 	}
 }
 
@@ -401,36 +422,77 @@ load_links(struct pc_verify *v, struct lines *ls)
 	return true;
 }
 
+/* The rest of an event's line (put_event); its record must be one the state covers. */
+static bool
+get_event(const struct pc_verify *v, char **s, struct pc_verify_event *e)
+{
+	uint64_t kind, clean;
+	i128 step;
+
+	memset(e, 0, sizeof(*e));
+	if (!get_u64(s, &kind) || kind >= PC_VE_COUNT || !get_u64(s, &e->record) ||
+	    !get_u64(s, &e->window_start_ns) || !get_u64(s, &e->from_ns) ||
+	    !get_u64(s, &e->window_len_ns) || !get_u64(s, &e->windows) || !get_u64(s, &clean) ||
+	    clean > 1 || !get_i128(s, &step) || step > INT64_MAX || step < INT64_MIN ||
+	    !get_u64(s, &e->elapsed_ns) || !get_hex(s, e->podmap_digest, PC_DIGEST_LEN) ||
+	    !get_hex(s, e->build_id, sizeof(e->build_id)) || **s != '\0' ||
+	    e->record >= v->trusted.size)
+		return false;
+	e->kind = (enum pc_verify_event_kind)kind;
+	e->clean = clean == 1;
+	e->step_ns = (int64_t)step;
+	return true;
+}
+
+/*
+ * The totals of kind k: as many worst events as the count gives, each of
+ * that kind, one of the events counted, in the order they are kept.
+ */
+static bool
+load_event_sum(struct pc_verify *v, struct lines *ls, int k, uint64_t *counted)
+{
+	struct pc_verify_event_sum *es = &v->evsum[k];
+	char *s;
+	uint64_t kk, n;
+
+	if (!line_is(ls, "eventsum", &s) || !get_u64(&s, &kk) || kk != (uint64_t)k ||
+	    !get_u64(&s, &es->count) || !get_u128(&s, &es->total_ns) || !get_u64(&s, &n) ||
+	    *s != '\0' || es->count > v->nevents - *counted ||
+	    n != (es->count < PC_VERIFY_WORST ? es->count : PC_VERIFY_WORST) ||
+	    (!pcv_event_sized((enum pc_verify_event_kind)k) && es->total_ns != 0))
+		return false;
+	*counted += es->count;
+	es->nworst = (uint32_t)n;
+	for (uint32_t i = 0; i < es->nworst; i++) {
+		struct pc_verify_event *e = &es->worst[i];
+
+		if (!line_is(ls, "worst", &s) || !get_u64(&s, &es->worst_seq[i]) ||
+		    es->worst_seq[i] >= v->nevents || !get_event(v, &s, e) ||
+		    e->kind != (enum pc_verify_event_kind)k || pc_verify_event_size(e) > es->total_ns ||
+		    (i > 0 && !pcv_event_worse(&es->worst[i - 1], es->worst_seq[i - 1], e,
+					       es->worst_seq[i])))
+			return false;
+	}
+	return true;
+}
+
 static bool
 load_events(struct pc_verify *v, struct lines *ls)
 {
 	char *s;
-	uint64_t total, kept, kind, clean;
+	uint64_t total, kept, counted = 0;
 
 	if (!line_is(ls, "events", &s) || !get_u64(&s, &total) || !get_u64(&s, &kept) ||
 	    *s != '\0' || kept != pcv_kept(total))
 		return false;
-	for (uint64_t i = 0; i < kept; i++) {
-		struct pc_verify_event *e = &v->events[i];
-		i128 step;
-
-		memset(e, 0, sizeof(*e));
-		if (!line_is(ls, "event", &s) || !get_u64(&s, &kind) || kind > PC_VE_CLOCK ||
-		    !get_u64(&s, &e->record) || !get_u64(&s, &e->window_start_ns) ||
-		    !get_u64(&s, &e->from_ns) || !get_u64(&s, &e->window_len_ns) ||
-		    !get_u64(&s, &e->windows) || !get_u64(&s, &clean) || clean > 1 ||
-		    !get_i128(&s, &step) || step > INT64_MAX || step < INT64_MIN ||
-		    !get_u64(&s, &e->elapsed_ns) ||
-		    !get_hex(&s, e->podmap_digest, PC_DIGEST_LEN) ||
-		    !get_hex(&s, e->build_id, sizeof(e->build_id)) || *s != '\0' ||
-		    e->record >= v->trusted.size)
+	for (uint64_t i = 0; i < kept; i++)
+		if (!line_is(ls, "event", &s) || !get_event(v, &s, &v->events[i]))
 			return false;
-		e->kind = (enum pc_verify_event_kind)kind;
-		e->clean = clean == 1;
-		e->step_ns = (int64_t)step;
-	}
 	v->nevents = total;
-	return true;
+	for (int k = 0; k < PC_VE_COUNT; k++)
+		if (!load_event_sum(v, ls, k, &counted))
+			return false;
+	return counted == total;
 }
 
 /* Everything after the magic line up to the sum line. */
@@ -505,8 +567,13 @@ pc_verify_resume(struct pc_verify *v, const char *state, size_t len, struct pc_e
 		magic = memmem(blank + 1, len - (size_t)(blank + 1 - state), "\n" STATE_MAGIC,
 			       strlen(STATE_MAGIC) + 1);
 	if (magic == NULL) {
-		/* the checkpoint alone: trusted, but every record is verified again */
-		if (pc_verify_trusted(v, state, len, err) < 0)
+		/* the checkpoint alone, or before an older state: trusted, every record verified again */
+		const char *older = blank == NULL ? NULL :
+		    memmem(blank + 1, len - (size_t)(blank + 1 - state), "\n" STATE_OLDER,
+			   strlen(STATE_OLDER) + 1);
+		size_t note_len = older != NULL ? (size_t)(older + 1 - state) : len;
+
+		if (pc_verify_trusted(v, state, note_len, err) < 0)
 			return -1;
 		return 1;
 	}
