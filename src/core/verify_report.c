@@ -49,18 +49,28 @@ pcv_print_u128(FILE *f, u128 x)
  * divides the value ("1250ms"), a report keeps to seconds ("1.25s") so that
  * times in it compare at a glance.
  */
-void
-pcv_format_duration(uint64_t ns, char *buf, size_t len)
+/* The same for totals, which may pass 2^64 ns. */
+static void
+format_duration_u128(u128 ns, char *buf, size_t len)
 {
+	char s[U128_LEN];
+
+	pcv_format_u128(ns / NS, s, sizeof(s));
 	if (ns % NS == 0) {
-		snprintf(buf, len, "%" PRIu64 "s", ns / NS);
+		snprintf(buf, len, "%ss", s);
 		return;
 	}
 	char f[16];
-	snprintf(f, sizeof(f), "%09" PRIu64, ns % NS);
+	snprintf(f, sizeof(f), "%09" PRIu64, (uint64_t)(ns % NS));
 	for (int i = 8; i > 0 && f[i] == '0'; i--)
 		f[i] = '\0';
-	snprintf(buf, len, "%" PRIu64 ".%ss", ns / NS, f);
+	snprintf(buf, len, "%s.%ss", s, f);
+}
+
+void
+pcv_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	format_duration_u128(ns, buf, len);
 }
 
 /* ---- the report ---- */
@@ -298,7 +308,7 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 		break;
 	case PC_VE_RESTART:
 		pc_utc_format(e->from_ns, t, sizeof(t));
-		pcv_format_duration(e->window_start_ns - e->from_ns, dur, sizeof(dur));
+		pcv_format_duration(pc_verify_event_size(e), dur, sizeof(dur));
 		snprintf(buf, len, "%s, down from %s for %s (%" PRIu64 " window%s), window %s, "
 			 "pod map %s, build %s", e->clean ? "after a stop" : "no stop before it",
 			 t, dur, e->windows, e->windows == 1 ? "" : "s", w, d, b);
@@ -307,7 +317,7 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 		snprintf(buf, len, "stopped cleanly");
 		break;
 	case PC_VE_GAP:
-		pcv_format_duration(e->windows * e->window_len_ns, dur, sizeof(dur));
+		pcv_format_duration(pc_verify_event_size(e), dur, sizeof(dur));
 		snprintf(buf, len, "%" PRIu64 " window%s (%s) not logged", e->windows,
 			 e->windows == 1 ? "" : "s", dur);
 		break;
@@ -316,9 +326,8 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 		break;
 	case PC_VE_CLOCK: {
 		char step[DURATION_LEN], real[DURATION_LEN], labels[DURATION_LEN];
-		uint64_t mag = e->step_ns < 0 ? (uint64_t)-e->step_ns : (uint64_t)e->step_ns;
 
-		pcv_format_duration(mag, step, sizeof(step));
+		pcv_format_duration(pc_verify_event_size(e), step, sizeof(step));
 		pcv_format_duration(e->elapsed_ns, real, sizeof(real));
 		pcv_format_duration(e->window_start_ns - e->from_ns, labels, sizeof(labels));
 		pc_utc_format(e->from_ns, t, sizeof(t));
@@ -332,46 +341,194 @@ event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 	}
 }
 
-/* What a list leaves out after the ones kept. */
+/* ---- what the lists leave out ---- */
+
+/* Per kind, the events past the ones pc_verify_event_at lists. */
 static void
-print_more(FILE *f, uint64_t total)
+events_left_out(const struct pc_verify *v, uint64_t left[PC_VE_COUNT])
 {
-	if (total > PC_VERIFY_MAX_KEPT)
-		fprintf(f, "  ... and %" PRIu64 " more\n", total - PC_VERIFY_MAX_KEPT);
+	for (int k = 0; k < PC_VE_COUNT; k++)
+		left[k] = v->evsum[k].count;
+	for (uint64_t i = 0; i < pcv_kept(v->nevents); i++)
+		left[v->events[i].kind]--;
+}
+
+/* The i-th of the worst events of each kind that the kept list does not hold, or NULL. */
+static const struct pc_verify_event *
+unlisted_worst(const struct pc_verify *v, uint64_t i)
+{
+	for (int k = 0; k < PC_VE_COUNT; k++) {
+		const struct pc_verify_event_sum *es = &v->evsum[k];
+
+		for (uint32_t j = 0; j < es->nworst; j++)
+			if (es->worst_seq[j] >= PC_VERIFY_MAX_KEPT && i-- == 0)
+				return &es->worst[j];
+	}
+	return NULL;
+}
+
+static void
+failures_left_out(const struct pc_verify *v, uint64_t left[PC_VC_COUNT])
+{
+	for (int c = 0; c < PC_VC_COUNT; c++)
+		left[c] = v->failsum[c].count;
+	for (uint64_t i = 0; i < pcv_kept(v->nfails); i++)
+		left[v->fails[i].check]--;
+}
+
+/* The i-th of the first failures of each check that the kept list does not hold, or NULL. */
+static const struct pc_verify_failure *
+unlisted_first(const struct pc_verify *v, uint64_t i)
+{
+	for (int c = 0; c < PC_VC_COUNT; c++) {
+		const struct pc_verify_failure_sum *fs = &v->failsum[c];
+
+		if (fs->count > 0 && fs->first_seq >= PC_VERIFY_MAX_KEPT && i-- == 0)
+			return &fs->first;
+	}
+	return NULL;
+}
+
+/* "restart 499, gap 1": the names with a count, in order; "none" when all are 0. */
+static void
+format_counts(const uint64_t *n, int count, const char *(*name)(int), char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < count; i++)
+		if (n[i] > 0 && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s %" PRIu64, at ? ", " : "",
+					       name(i), n[i]);
+	if (at == 0)
+		snprintf(buf, len, "none");
+}
+
+static const char *
+kind_label(int k)
+{
+	return event_name((enum pc_verify_event_kind)k);
+}
+
+static const char *
+check_label(int c)
+{
+	return pc_verify_check_name((enum pc_verify_check)c);
+}
+
+/* ---- events and failures as text ---- */
+
+static const char *const kind_cols[] = { "kind", "count", "total", "longest", "record", "time" };
+#define KIND_COLS (unsigned)(sizeof(kind_cols) / sizeof(kind_cols[0]))
+
+static void
+kind_row(struct table *t, size_t row, const struct pc_verify *v, int k)
+{
+	const struct pc_verify_event_sum *es = &v->evsum[k];
+	char d[DURATION_LEN + 8], u[PC_UTC_LEN];
+
+	table_cell(t, row, 0, "%s", kind_label(k));
+	table_cell(t, row, 1, "%" PRIu64, es->count);
+	if (pcv_event_sized((enum pc_verify_event_kind)k))
+		format_duration_u128(es->total_ns, d, sizeof(d));
+	else
+		snprintf(d, sizeof(d), "-");
+	table_cell(t, row, 2, "%s", d);
+	if (!pcv_event_sized((enum pc_verify_event_kind)k) || es->count == 0) {
+		for (unsigned c = 3; c < KIND_COLS; c++)
+			table_cell(t, row, c, "-");
+		return;
+	}
+	pcv_format_duration(pc_verify_event_size(&es->worst[0]), d, sizeof(d));
+	pc_utc_format(es->worst[0].window_start_ns, u, sizeof(u));
+	table_cell(t, row, 3, "%s", d);
+	table_cell(t, row, 4, "%" PRIu64, es->worst[0].record);
+	table_cell(t, row, 5, "%s", u);
+}
+
+/* Every kind, however many events the list below leaves out, and the time they leave unlogged. */
+static void
+print_event_kinds_text(const struct pc_verify *v, FILE *f)
+{
+	struct table t = { .ncols = KIND_COLS };
+	char all[DURATION_LEN + 8], gaps[DURATION_LEN + 8], down[DURATION_LEN + 8];
+
+	if (!v->cp_ok)
+		return;
+	fprintf(f, "\nevents by kind:\n");
+	for (unsigned c = 0; c < KIND_COLS; c++)
+		table_cell(&t, 0, c, "%s", kind_cols[c]);
+	for (int k = 0; k < PC_VE_COUNT; k++)
+		kind_row(&t, (size_t)k + 1, v, k);
+	table_print(&t, "  ", f);
+	format_duration_u128(pc_verify_unaccounted_ns(v), all, sizeof(all));
+	format_duration_u128(v->evsum[PC_VE_GAP].total_ns, gaps, sizeof(gaps));
+	format_duration_u128(v->evsum[PC_VE_RESTART].total_ns, down, sizeof(down));
+	fprintf(f, "time not accounted for: %s (gaps %s, down before restarts %s)\n", all, gaps,
+		down);
+}
+
+static void
+print_event_line(FILE *f, const struct pc_verify_event *e)
+{
+	char t[PC_UTC_LEN], detail[512];
+
+	pc_utc_format(e->window_start_ns, t, sizeof(t));
+	event_detail(e, detail, sizeof(detail));
+	fprintf(f, "  %s  record %" PRIu64 "  %s: %s\n", t, e->record, event_name(e->kind),
+		detail);
 }
 
 static void
 print_events_text(const struct pc_verify *v, FILE *f)
 {
-	char t[PC_UTC_LEN], detail[512];
+	const struct pc_verify_event *e;
+	uint64_t left[PC_VE_COUNT];
+	char n[256];
 
 	if (v->nevents == 0)
 		return;
 	fprintf(f, "\nevents:\n");
-	for (uint64_t i = 0; i < pcv_kept(v->nevents); i++) {
-		const struct pc_verify_event *e = &v->events[i];
-
-		pc_utc_format(e->window_start_ns, t, sizeof(t));
-		event_detail(e, detail, sizeof(detail));
-		fprintf(f, "  %s  record %" PRIu64 "  %s: %s\n", t, e->record, event_name(e->kind),
-			detail);
-	}
-	print_more(f, v->nevents);
+	for (uint64_t i = 0; i < pcv_kept(v->nevents); i++)
+		print_event_line(f, &v->events[i]);
+	if (v->nevents == pcv_kept(v->nevents))
+		return;
+	events_left_out(v, left);
+	format_counts(left, PC_VE_COUNT, kind_label, n, sizeof(n));
+	fprintf(f, "  %" PRIu64 " of %" PRIu64 " events listed; not listed: %s; of those, the "
+		"largest %d of each kind (the latest for start, stop and reload):\n",
+		pcv_kept(v->nevents), v->nevents, n, PC_VERIFY_WORST);
+	for (uint64_t i = 0; (e = unlisted_worst(v, i)) != NULL; i++)
+		print_event_line(f, e);
 }
 
 static void
 print_failures_text(const struct pc_verify *v, FILE *f)
 {
-	char line[PC_VERIFY_MSG_LEN + 256];
+	const struct pc_verify_failure *x;
+	char line[PC_VERIFY_MSG_LEN + 256], n[512];
+	uint64_t count[PC_VC_COUNT];
 
 	if (v->nfails == 0)
 		return;
-	fprintf(f, "\nfailures:\n");
+	for (int c = 0; c < PC_VC_COUNT; c++)
+		count[c] = v->failsum[c].count;
+	format_counts(count, PC_VC_COUNT, check_label, n, sizeof(n));
+	fprintf(f, "\nfailures: %" PRIu64 " (%s)\n", v->nfails, n);
 	for (uint64_t i = 0; i < pcv_kept(v->nfails); i++) {
 		format_failure(&v->fails[i], line, sizeof(line));
 		fprintf(f, "  %s\n", line);
 	}
-	print_more(f, v->nfails);
+	if (v->nfails == pcv_kept(v->nfails))
+		return;
+	failures_left_out(v, count);
+	format_counts(count, PC_VC_COUNT, check_label, n, sizeof(n));
+	fprintf(f, "  %" PRIu64 " of %" PRIu64 " failures listed; not listed: %s; of those, the "
+		"first of each check:\n", pcv_kept(v->nfails), v->nfails, n);
+	for (uint64_t i = 0; (x = unlisted_first(v, i)) != NULL; i++) {
+		format_failure(x, line, sizeof(line));
+		fprintf(f, "  %s\n", line);
+	}
 }
 
 void
@@ -391,6 +548,7 @@ pc_verify_print_text(const struct pc_verify *v, FILE *f)
 			"by an earlier run (--state)\n", v->trusted.size);
 	print_pods_text(v, f);
 	print_links_text(v, f);
+	print_event_kinds_text(v, f);
 	print_events_text(v, f);
 	print_failures_text(v, f);
 	result_line(v, line, sizeof(line));
@@ -498,10 +656,8 @@ json_link(FILE *f, const struct pc_verify *v, uint64_t i)
 }
 
 static void
-json_event(FILE *f, const struct pc_verify *v, uint64_t i)
+json_event_obj(FILE *f, const struct pc_verify_event *e)
 {
-	const struct pc_verify_event *e = &v->events[i];
-
 	fprintf(f, "{\"event\": \"%s\", \"record\": %" PRIu64 ", \"time\": ", event_name(e->kind),
 		e->record);
 	json_time(f, e->window_start_ns);
@@ -510,7 +666,7 @@ json_event(FILE *f, const struct pc_verify *v, uint64_t i)
 		fprintf(f, ", \"clean\": %s, \"down_from\": ", e->clean ? "true" : "false");
 		json_time(f, e->from_ns);
 		fprintf(f, ", \"down_ns\": %" PRIu64 ", \"windows\": %" PRIu64,
-			e->window_start_ns - e->from_ns, e->windows);
+			pc_verify_event_size(e), e->windows);
 		/* fall through */
 	case PC_VE_START:
 		fprintf(f, ", \"window_ns\": %" PRIu64 ", \"podmap\": ", e->window_len_ns);
@@ -539,10 +695,47 @@ json_event(FILE *f, const struct pc_verify *v, uint64_t i)
 }
 
 static void
-json_failure(FILE *f, const struct pc_verify *v, uint64_t i)
+json_event(FILE *f, const struct pc_verify *v, uint64_t i)
 {
-	const struct pc_verify_failure *x = &v->fails[i];
+	json_event_obj(f, &v->events[i]);
+}
 
+/* Item k of event_kinds: the totals of kind k. */
+static void
+json_event_kind(FILE *f, const struct pc_verify *v, uint64_t k)
+{
+	const struct pc_verify_event_sum *es = &v->evsum[k];
+	bool sized = pcv_event_sized((enum pc_verify_event_kind)k);
+
+	fprintf(f, "{\"kind\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": ",
+		kind_label((int)k), es->count);
+	if (sized)
+		pcv_print_u128(f, es->total_ns);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"longest\": ");
+	if (sized && es->count > 0)
+		json_event_obj(f, &es->worst[0]);
+	else
+		fputs("null", f);
+	fputc('}', f);
+}
+
+static void
+json_unlisted_worst(FILE *f, const struct pc_verify *v, uint64_t i)
+{
+	json_event_obj(f, unlisted_worst(v, i));
+}
+
+static bool
+has_unlisted_worst(const struct pc_verify *v, uint64_t i)
+{
+	return unlisted_worst(v, i) != NULL;
+}
+
+static void
+json_failure_obj(FILE *f, const struct pc_verify_failure *x)
+{
 	fprintf(f, "{\"check\": \"%s\", \"record\": ", pc_verify_check_name(x->check));
 	if (x->record < 0) {
 		fputs("null, \"type\": null, \"time\": null", f);
@@ -558,6 +751,35 @@ json_failure(FILE *f, const struct pc_verify *v, uint64_t i)
 	fputc('}', f);
 }
 
+static void
+json_failure(FILE *f, const struct pc_verify *v, uint64_t i)
+{
+	json_failure_obj(f, &v->fails[i]);
+}
+
+static void
+json_unlisted_first(FILE *f, const struct pc_verify *v, uint64_t i)
+{
+	json_failure_obj(f, unlisted_first(v, i));
+}
+
+static bool
+has_unlisted_first(const struct pc_verify *v, uint64_t i)
+{
+	return unlisted_first(v, i) != NULL;
+}
+
+/* The length of a list that has item i while has(v, i). */
+static uint64_t
+count_while(const struct pc_verify *v, bool (*has)(const struct pc_verify *, uint64_t))
+{
+	uint64_t n = 0;
+
+	while (has(v, n))
+		n++;
+	return n;
+}
+
 /* "name": [item 0, ..., item n - 1], each item on a line of its own. */
 static void
 json_list(FILE *f, const char *name, const struct pc_verify *v, uint64_t n,
@@ -569,6 +791,42 @@ json_list(FILE *f, const char *name, const struct pc_verify *v, uint64_t n,
 		item(f, v, i);
 	}
 	fprintf(f, "%s],\n", n == 0 ? "" : "\n  ");
+}
+
+/* "WHAT_total", "WHAT_listed", "WHAT_truncated": whether the list that follows has them all. */
+static void
+json_counts(FILE *f, const char *what, uint64_t total)
+{
+	fprintf(f, "  \"%s_total\": %" PRIu64 ",\n  \"%s_listed\": %" PRIu64 ",\n"
+		"  \"%s_truncated\": %s,\n", what, total, what, pcv_kept(total), what,
+		total > pcv_kept(total) ? "true" : "false");
+}
+
+/* Per kind, the time not accounted for, the first events, and the worst of those left out. */
+static void
+json_events(FILE *f, const struct pc_verify *v)
+{
+	json_counts(f, "events", v->nevents);
+	json_list(f, "event_kinds", v, PC_VE_COUNT, json_event_kind);
+	fprintf(f, "  \"unaccounted_ns\": ");
+	pcv_print_u128(f, pc_verify_unaccounted_ns(v));
+	fprintf(f, ",\n");
+	json_list(f, "events", v, pcv_kept(v->nevents), json_event);
+	json_list(f, "events_worst", v, count_while(v, has_unlisted_worst), json_unlisted_worst);
+}
+
+/* Per check, the first failures, and the first of each check among those left out. */
+static void
+json_failures(FILE *f, const struct pc_verify *v)
+{
+	json_counts(f, "failures", v->nfails);
+	fprintf(f, "  \"failure_checks\": {");
+	for (int c = 0; c < PC_VC_COUNT; c++)
+		fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "", check_label(c),
+			v->failsum[c].count);
+	fprintf(f, "},\n");
+	json_list(f, "failures", v, pcv_kept(v->nfails), json_failure);
+	json_list(f, "failures_first", v, count_while(v, has_unlisted_first), json_unlisted_first);
 }
 
 void
@@ -595,10 +853,8 @@ pc_verify_print_json(const struct pc_verify *v, FILE *f)
 	fprintf(f, "  \"resumed_from\": %" PRIu64 ",\n", v->resumed ? v->trusted.size : 0);
 	json_list(f, "pods", v, (uint64_t)v->npods * PC_DIR_COUNT, json_pod);
 	json_list(f, "links", v, (uint64_t)v->nlinks * PC_DIR_COUNT, json_link);
-	fprintf(f, "  \"events_total\": %" PRIu64 ",\n", v->nevents);
-	json_list(f, "events", v, pcv_kept(v->nevents), json_event);
-	fprintf(f, "  \"failures_total\": %" PRIu64 ",\n", v->nfails);
-	json_list(f, "failures", v, pcv_kept(v->nfails), json_failure);
+	json_events(f, v);
+	json_failures(f, v);
 	result_line(v, line, sizeof(line));
 	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
 	json_str(f, line);
