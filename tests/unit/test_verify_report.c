@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verifier's report never drops an event or a failure silently: past
+ * the ones it lists, every kind is still counted and added up, its worst
+ * are still shown, and a resumed run reports what a full one does. The
+ * logs here are forged (signed with a fresh key) and far longer than the
+ * report lists, so they are made record by record as they are fed rather
+ * than held in memory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "podcap/keys.h"
+#include "podcap/merkle.h"
+#include "podcap/note.h"
+#include "podcap/record.h"
+#include "podcap/verify.h"
+
+#include "testutil.h"
+
+#define APP "r-app"
+#define ORIGIN "podcap/" APP
+#define T0 (1704067200ULL * 1000000000ULL)
+#define WIN (60ULL * 1000000000ULL)
+
+static struct pc_signer_key *key;
+static struct pc_verifier_key vk;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (sodium_init() < 0)
+		return -1;
+	key = pc_test_key(ORIGIN, &vk);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	pc_signer_key_free(key);
+	return 0;
+}
+
+/* ---- forged logs, made record by record ---- */
+
+/* Fills r (and pod, which r may point to) with record i of the log. */
+typedef void (*make_fn)(const void *log, size_t i, struct pc_record *r, struct pc_record_pod *pod);
+
+static void
+base(struct pc_record *r, uint8_t type, uint64_t w)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	snprintf(r->appliance_id, sizeof(r->appliance_id), "%s", APP);
+	r->window_len_ns = WIN;
+	r->window_start_ns = T0 + w * WIN;
+	r->time_ns = r->window_start_ns + 1000;
+	memset(r->podmap_digest, 0x5d, PC_DIGEST_LEN);
+	memset(r->build_id, 0x6a, sizeof(r->build_id));
+}
+
+/* A START, RELOAD or WINDOW (of no traffic) of one pod at 1 Gbit/s. */
+static void
+with_pod(struct pc_record *r, struct pc_record_pod *pod, uint8_t type, uint64_t w)
+{
+	base(r, type, w);
+	memset(pod, 0, sizeof(*pod));
+	snprintf(pod->id, PC_ID_LEN, "pod-a");
+	snprintf(pod->uplink, PC_ID_LEN, "up0");
+	pod->cap_bps = 1000000000ULL;
+	pod->burst_bytes = 7500000000ULL;
+	r->npods = 1;
+	r->pods = pod;
+	r->window_count = type == PC_REC_WINDOW;
+}
+
+struct fed {
+	uint8_t *buf;
+	size_t len;
+};
+
+static struct fed
+encode(make_fn make, const void *log, size_t i)
+{
+	static uint8_t buf[4096];
+	struct pc_record r;
+	struct pc_record_pod pod;
+
+	make(log, i, &r, &pod);
+	size_t n = pc_record_encode(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	return (struct fed){ buf, n };
+}
+
+/*
+ * Verifies the first `size` records under the checkpoint key signs over
+ * them, from where `state` (when not NULL) leaves off, as podcap-verify does.
+ */
+static struct pc_verify *
+verify_log(make_fn make, const void *log, size_t size, const char *state, size_t stlen)
+{
+	struct pc_merkle_range range;
+	uint8_t h[PC_HASH_LEN], root[PC_HASH_LEN];
+	char note[PC_NOTE_MAX];
+	struct pc_error err;
+
+	pc_merkle_range_init(&range);
+	for (size_t i = 0; i < size; i++) {
+		struct fed f = encode(make, log, i);
+
+		pc_merkle_leaf_hash(f.buf, f.len, h);
+		pc_merkle_range_append(&range, h);
+	}
+	pc_merkle_range_root(&range, root);
+	size_t nl = pc_test_checkpoint(key, ORIGIN, size, root, note, sizeof(note));
+	struct pc_verify *v = pc_verify_new(&vk, NULL);
+	assert_non_null(v);
+	if (state != NULL)
+		assert_int_equal(pc_verify_resume(v, state, stlen, &err), 0);
+	assert_int_equal(pc_verify_checkpoint(v, note, nl), 0);
+	for (uint64_t i = pc_verify_resume_at(v); i < size; i++) {
+		struct fed f = encode(make, log, i);
+
+		pc_verify_record(v, f.buf, f.len, NULL);
+	}
+	pc_verify_finish(v);
+	return v;
+}
+
+/*
+ * START at window 0; `harmless` restarts and reloads, alternating (a
+ * restart every window, down 1 window, except the one at record long_at,
+ * down 5); a WINDOW; a GAP of `gap` windows; a WINDOW; a STOP.
+ */
+struct shape {
+	size_t harmless;
+	size_t long_at;             /* odd: a restart */
+	uint64_t gap;
+};
+
+static size_t
+shape_records(const struct shape *s)
+{
+	return s->harmless + 5;
+}
+
+static uint64_t
+harmless_window(const struct shape *s, size_t i)
+{
+	return (i + 1) / 2 + (i >= s->long_at ? 4 : 0);
+}
+
+static void
+make_shape(const void *log, size_t i, struct pc_record *r, struct pc_record_pod *pod)
+{
+	const struct shape *s = log;
+	uint64_t last = harmless_window(s, s->harmless);
+
+	if (i <= s->harmless)
+		with_pod(r, pod, i % 2 == 1 || i == 0 ? PC_REC_START : PC_REC_RELOAD,
+			 harmless_window(s, i));
+	else if (i == s->harmless + 1)
+		with_pod(r, pod, PC_REC_WINDOW, last);
+	else if (i == s->harmless + 3)
+		with_pod(r, pod, PC_REC_WINDOW, last + 1 + s->gap);
+	else if (i == s->harmless + 2)
+		base(r, PC_REC_GAP, last + 1), r->window_count = s->gap;
+	else
+		base(r, PC_REC_STOP, last + 2 + s->gap);
+}
+
+/* Both reports of v, as podcap-verify prints them. */
+static char *
+report(const struct pc_verify *v, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (json)
+		pc_verify_print_json(v, f);
+	else
+		pc_verify_print_text(v, f);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void
+assert_contains(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle) == NULL)
+		fail_msg("report lacks \"%s\"", needle);
+}
+
+/* ---- a JSON well-formedness check, enough for the report ---- */
+
+static const char *json_value(const char *p);
+
+static const char *
+json_ws(const char *p)
+{
+	while (p != NULL && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static const char *
+json_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	for (; *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\' && strchr("\"\\/bfnrtu", *++p) == NULL)
+			return NULL;
+	}
+	return p + 1;
+}
+
+static const char *
+json_number(const char *p)
+{
+	const char *s = p += *p == '-';
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == s || (*s == '0' && p > s + 1))
+		return NULL;
+	return p;
+}
+
+/* The members of an object (pairs) or the items of an array, up to `close`. */
+static const char *
+json_items(const char *p, char close, bool pairs)
+{
+	p = json_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (pairs) {
+			p = json_string(json_ws(p));
+			p = json_ws(p);
+			if (p == NULL || *p++ != ':')
+				return NULL;
+		}
+		p = json_ws(json_value(p));
+		if (p == NULL)
+			return NULL;
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *
+json_value(const char *p)
+{
+	p = json_ws(p);
+	if (p == NULL)
+		return NULL;
+	if (*p == '{')
+		return json_items(p, '}', true);
+	if (*p == '[')
+		return json_items(p, ']', false);
+	if (*p == '"')
+		return json_string(p);
+	for (const char *const *w = (const char *const[]){ "true", "false", "null", NULL }; *w; w++)
+		if (strncmp(p, *w, strlen(*w)) == 0)
+			return p + strlen(*w);
+	return json_number(p);
+}
+
+static void
+assert_json(const char *s)
+{
+	const char *end = json_ws(json_value(s));
+
+	if (end == NULL || *end != '\0')
+		fail_msg("the JSON report does not parse (at %s)", end ? end : "?");
+}
+
+static void
+test_json_check(void **state)
+{
+	(void)state;
+	/* the checker refuses what a broken report would look like */
+	assert_json("{\"a\": [1, -2, {\"b\": null}], \"c\": \"x\\\"y\", \"d\": true}\n");
+	static const char *const bad[] = {
+		"{\"a\": 1,}", "{\"a\": [1, 2}", "{\"a\" 1}", "[01]", "{\"a\": \"\n\"}", "{} {}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *end = json_ws(json_value(bad[i]));
+
+		assert_true(end == NULL || *end != '\0');
+	}
+}
+
+/* ---- the tests ---- */
+
+static const struct shape long_log = { .harmless = 1500, .long_at = 1401, .gap = 1000 };
+
+static void
+test_gap_past_the_kept_events(void **state)
+{
+	const struct shape *s = &long_log;
+	size_t n = shape_records(s);
+
+	(void)state;
+	struct pc_verify *v = verify_log(make_shape, s, n, NULL, 0);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	/* START, 750 restarts, 750 reloads, the GAP and the STOP */
+	assert_int_equal(pc_verify_nevents(v), 1503);
+	assert_null(pc_verify_event_at(v, PC_VERIFY_MAX_KEPT));
+
+	const struct pc_verify_event_sum *gap = pc_verify_event_sum(v, PC_VE_GAP);
+	assert_int_equal(gap->count, 1);
+	assert_true(gap->total_ns == (unsigned __int128)1000 * WIN);
+	assert_int_equal(gap->worst[0].record, 1502);
+	assert_int_equal(gap->worst[0].windows, 1000);
+	assert_int_equal(gap->worst_seq[0], 1501);
+
+	const struct pc_verify_event_sum *rs = pc_verify_event_sum(v, PC_VE_RESTART);
+	assert_int_equal(rs->count, 750);
+	assert_true(rs->total_ns == (unsigned __int128)(749 + 5) * WIN);
+	assert_int_equal(rs->nworst, PC_VERIFY_WORST);
+	assert_int_equal(rs->worst[0].record, 1401);             /* down 5 windows */
+	assert_true(pc_verify_event_size(&rs->worst[0]) == 5 * WIN);
+	for (uint32_t i = 1; i < rs->nworst; i++)                 /* then the earliest of 1 */
+		assert_int_equal(rs->worst[i].record, 2 * i - 1);
+
+	const struct pc_verify_event_sum *rl = pc_verify_event_sum(v, PC_VE_RELOAD);
+	assert_int_equal(rl->count, 750);
+	assert_true(rl->total_ns == 0);
+	for (uint32_t i = 0; i < rl->nworst; i++)                 /* no size: the latest */
+		assert_int_equal(rl->worst[i].record, 1500 - 2 * i);
+	assert_int_equal(pc_verify_event_sum(v, PC_VE_START)->count, 1);
+	assert_int_equal(pc_verify_event_sum(v, PC_VE_STOP)->count, 1);
+	assert_int_equal(pc_verify_event_sum(v, PC_VE_CLOCK)->count, 0);
+	assert_null(pc_verify_event_sum(v, PC_VE_COUNT));
+	assert_true(pc_verify_unaccounted_ns(v) == (unsigned __int128)(1000 + 754) * WIN);
+
+	char *text = report(v, false);
+	assert_contains(text, "  restart  750    45240s  300s     1401    2024-01-01T11:45:00Z\n");
+	assert_contains(text, "  gap      1      60000s  60000s   1502    2024-01-01T12:35:00Z\n");
+	assert_contains(text, "  reload   750    -       -        -       -\n");
+	assert_contains(text, "time not accounted for: 105240s (gaps 60000s, down before "
+			"restarts 45240s)\n");
+	assert_contains(text, "  1000 of 1503 events listed; not listed: restart 250, stop 1, "
+			"gap 1, reload 251; of those, the largest 5 of each kind (the latest "
+			"for start, stop and reload):\n");
+	assert_contains(text, "  2024-01-01T12:35:00Z  record 1502  gap: 1000 windows (60000s) "
+			"not logged\n");
+	assert_contains(text, "  2024-01-01T11:45:00Z  record 1401  restart: no stop before it, "
+			"down from 2024-01-01T11:40:00Z for 300s (5 windows)");
+	assert_contains(text, "record 1500  reload: ");
+	assert_contains(text, "record 1504  stop: ");
+	/* a restart of 1 window down, listed already, is not listed again */
+	assert_null(strstr(strstr(text, " of 1503 events listed"), "record 1  restart"));
+	free(text);
+
+	char *json = report(v, true);
+	assert_json(json);
+	assert_contains(json, "\"events_total\": 1503,\n  \"events_listed\": 1000,\n"
+			"  \"events_truncated\": true,\n");
+	assert_contains(json, "{\"kind\": \"gap\", \"count\": 1, \"total_ns\": 60000000000000, "
+			"\"longest\": {\"event\": \"gap\", \"record\": 1502, ");
+	assert_contains(json, "{\"kind\": \"restart\", \"count\": 750, \"total_ns\": "
+			"45240000000000, \"longest\": {\"event\": \"restart\", \"record\": 1401, ");
+	assert_contains(json, "\"unaccounted_ns\": 105240000000000,\n");
+	char *worst = strstr(json, "\"events_worst\": [");
+	assert_non_null(worst);
+	assert_contains(worst, "{\"event\": \"gap\", \"record\": 1502, \"time\": "
+			"\"2024-01-01T12:35:00Z\", \"windows\": 1000, \"window_ns\": 60000000000}");
+	assert_contains(worst, "{\"event\": \"stop\", \"record\": 1504, ");
+	free(json);
+	pc_verify_free(v);
+}
+
+/* The state after the first n records, for a run to resume from. */
+static char *
+state_after(make_fn make, const void *log, size_t n, size_t *len)
+{
+	char *st = NULL;
+	struct pc_verify *v = verify_log(make, log, n, NULL, 0);
+
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	assert_int_equal(pc_verify_state_save(v, &st, len), 0);
+	pc_verify_free(v);
+	return st;
+}
+
+static void
+assert_same_sums(const struct pc_verify *full, const struct pc_verify *inc)
+{
+	assert_true(pc_verify_unaccounted_ns(full) == pc_verify_unaccounted_ns(inc));
+	for (int k = 0; k < PC_VE_COUNT; k++) {
+		const struct pc_verify_event_sum *a = pc_verify_event_sum(full, k);
+		const struct pc_verify_event_sum *b = pc_verify_event_sum(inc, k);
+
+		assert_int_equal(a->count, b->count);
+		assert_true(a->total_ns == b->total_ns);
+		assert_int_equal(a->nworst, b->nworst);
+		for (uint32_t i = 0; i < a->nworst; i++) {
+			assert_int_equal(a->worst_seq[i], b->worst_seq[i]);
+			assert_int_equal(a->worst[i].record, b->worst[i].record);
+			assert_true(pc_verify_event_size(&a->worst[i]) ==
+				    pc_verify_event_size(&b->worst[i]));
+		}
+	}
+}
+
+/* Resumed at n, the totals, the report and the next state are a full run's. */
+static void
+check_split(make_fn make, const void *log, size_t size, const struct pc_verify *full,
+	    const char *full_text, const char *full_state, size_t full_len, size_t n)
+{
+	size_t stlen, len;
+	char *st = state_after(make, log, n, &stlen), *next;
+	struct pc_verify *inc = verify_log(make, log, size, st, stlen);
+
+	assert_int_equal(pc_verify_resume_at(inc), n);
+	assert_same_sums(full, inc);
+	char *text = report(inc, false);
+	char *resumed = strstr(text, "resumed at record ");
+	assert_non_null(resumed);
+	memmove(resumed, strchr(resumed, '\n') + 1, strlen(strchr(resumed, '\n') + 1) + 1);
+	assert_string_equal(text, full_text);
+	assert_int_equal(pc_verify_state_save(inc, &next, &len), 0);
+	assert_int_equal(len, full_len);
+	assert_memory_equal(next, full_state, len);
+	free(next);
+	free(text);
+	free(st);
+	pc_verify_free(inc);
+}
+
+static void
+resume_at(make_fn make, const void *log, size_t size, const size_t *splits, size_t nsplits)
+{
+	struct pc_verify *full = verify_log(make, log, size, NULL, 0);
+	char *text = report(full, false), *st;
+	size_t len;
+
+	assert_int_equal(pc_verify_state_save(full, &st, &len), 0);
+	for (size_t i = 0; i < nsplits; i++)
+		check_split(make, log, size, full, text, st, len, splits[i]);
+	free(st);
+	free(text);
+	pc_verify_free(full);
+}
+
+static void
+test_resume_every_split(void **state)
+{
+	/* a short log with a restart down longest among them, at every split point */
+	static const struct shape s = { .harmless = 14, .long_at = 9, .gap = 3 };
+	size_t splits[32], n = shape_records(&s);
+
+	(void)state;
+	for (size_t i = 1; i < n; i++)
+		splits[i - 1] = i;
+	resume_at(make_shape, &s, n, splits, n - 1);
+}
+
+static void
+test_resume_past_the_kept_events(void **state)
+{
+	/* around the last kept event, the longest restart, the gap and the end */
+	static const size_t splits[] = { 1, 998, 999, 1000, 1001, 1400, 1401, 1402,
+					 1501, 1502, 1503, 1504 };
+
+	(void)state;
+	resume_at(make_shape, &long_log, shape_records(&long_log), splits,
+		  sizeof(splits) / sizeof(splits[0]));
+}
+
+/* A state of the version before the totals: its checkpoint is trusted, every record fed again. */
+static void
+test_resume_older_state(void **state)
+{
+	static const struct shape s = { .harmless = 4, .long_at = 3, .gap = 2 };
+	size_t len;
+	struct pc_error err;
+
+	(void)state;
+	char *st = state_after(make_shape, &s, 6, &len);
+	char *magic = strstr(st, "\npodcap-verify-state 3\n");
+	assert_non_null(magic);
+	magic[strlen("\npodcap-verify-state ")] = '2';
+	struct pc_verify *v = pc_verify_new(&vk, NULL);
+	assert_int_equal(pc_verify_resume(v, st, len, &err), 1);
+	assert_int_equal(pc_verify_trusted_size(v), 6);
+	assert_int_equal(pc_verify_resume_at(v), 0);
+	pc_verify_free(v);
+	free(st);
+}
+
+/*
+ * START; STOP; 1100 RELOADs after the stop (each a sequence failure); a
+ * GAP (allowed after a stop) that names another appliance.
+ */
+#define BAD_RELOADS 1100
+
+static void
+make_failing(const void *log, size_t i, struct pc_record *r, struct pc_record_pod *pod)
+{
+	(void)log;
+	if (i == 0)
+		with_pod(r, pod, PC_REC_START, 0);
+	else if (i == 1)
+		base(r, PC_REC_STOP, 0);
+	else if (i < 2 + BAD_RELOADS)
+		with_pod(r, pod, PC_REC_RELOAD, 0);
+	else
+		base(r, PC_REC_GAP, 0), r->window_count = 2,
+			snprintf(r->appliance_id, sizeof(r->appliance_id), "other-app");
+}
+
+static void
+test_failures_past_the_kept_ones(void **state)
+{
+	(void)state;
+	struct pc_verify *v = verify_log(make_failing, NULL, 3 + BAD_RELOADS, NULL, 0);
+
+	assert_int_equal(pc_verify_nfailures(v), BAD_RELOADS + 1);
+	assert_int_equal(pc_verify_failure_sum(v, PC_VC_SEQUENCE)->count, BAD_RELOADS);
+	const struct pc_verify_failure_sum *fs = pc_verify_failure_sum(v, PC_VC_APPLIANCE);
+	assert_int_equal(fs->count, 1);
+	assert_int_equal(fs->first_seq, BAD_RELOADS);
+	assert_int_equal(fs->first.record, 2 + BAD_RELOADS);
+	assert_ptr_equal(pc_verify_find(v, PC_VC_APPLIANCE), &fs->first);
+	assert_null(pc_verify_failure_sum(v, PC_VC_COUNT));
+
+	char *text = report(v, false);
+	assert_contains(text, "\nfailures: 1101 (appliance 1, sequence 1100)\n");
+	assert_contains(text, "  1000 of 1101 failures listed; not listed: appliance 1, "
+			"sequence 100; of those, the first of each check:\n"
+			"  appliance: record 1102 (gap, 2024-01-01T00:00:00Z): record of "
+			"appliance 'other-app' in the log of 'r-app'\n");
+	free(text);
+	char *json = report(v, true);
+	assert_json(json);
+	assert_contains(json, "\"failures_total\": 1101,\n  \"failures_listed\": 1000,\n"
+			"  \"failures_truncated\": true,\n");
+	assert_contains(json, "\"appliance\": 1, \"sequence\": 1100, ");
+	assert_contains(strstr(json, "\"failures_first\": ["), "{\"check\": \"appliance\", "
+			"\"record\": 1102, \"type\": \"gap\"");
+	free(json);
+	pc_verify_free(v);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_check),
+		cmocka_unit_test(test_gap_past_the_kept_events),
+		cmocka_unit_test(test_resume_every_split),
+		cmocka_unit_test(test_resume_past_the_kept_events),
+		cmocka_unit_test(test_resume_older_state),
+		cmocka_unit_test(test_failures_past_the_kept_ones),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
