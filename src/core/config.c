@@ -26,6 +26,8 @@
 #include "podcap/config.h"
 #include "podcap/units.h"
 
+#include "config_impl.h"
+
 #define CANONICAL_VERSION	"podcap-podmap-v1"
 #define DEFAULT_LISTEN		"127.0.0.1:9180"
 #define DEFAULT_LCORES		"0-1"
@@ -687,79 +689,14 @@ handle_args(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 /* Prefixes */
 
-static bool
-host_bits_clear(const uint8_t *addr, unsigned len, unsigned bits)
-{
-	unsigned i;
-
-	for (i = len; i < bits; i++)
-		if (addr[i / 8] & (0x80 >> (i % 8)))
-			return false;
-	return true;
-}
-
-static void
-clear_host_bits(uint8_t *addr, unsigned len, unsigned bits)
-{
-	unsigned i;
-
-	for (i = len; i < bits; i++)
-		addr[i / 8] &= (uint8_t)~(0x80 >> (i % 8));
-}
-
-static void
-format_prefix(const struct pc_prefix *p, char *buf, size_t n)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	inet_ntop(p->family == 4 ? AF_INET : AF_INET6, p->addr, a, sizeof(a));
-	snprintf(buf, n, "%s/%u", a, p->len);
-}
-
 static int
 parse_prefix(struct ctx *c, yaml_node_t *v, struct pc_prefix *p)
 {
-	const char *s = (const char *)v->data.scalar.value, *slash;
-	char host[INET6_ADDRSTRLEN + 1], why[128], net[64];
-	unsigned bits, len = 0;
-	const char *d;
+	struct pc_error e;
 
-	memset(p, 0, sizeof(*p));
+	if (cfg_parse_prefix((const char *)v->data.scalar.value, p, &e) < 0)
+		return fail_value(c, "prefix", v, e.msg);
 	p->mark = mark_of(v);
-	slash = strchr(s, '/');
-	if (slash == NULL)
-		return fail_value(c, "prefix", v, "missing /length");
-	if ((size_t)(slash - s) >= sizeof(host))
-		return fail_value(c, "prefix", v, "not an IPv4 or IPv6 address");
-	snprintf(host, sizeof(host), "%.*s", (int)(slash - s), s);
-	if (inet_pton(AF_INET, host, p->addr) == 1) {
-		p->family = 4;
-		bits = 32;
-	} else if (inet_pton(AF_INET6, host, p->addr) == 1) {
-		p->family = 6;
-		bits = 128;
-	} else {
-		return fail_value(c, "prefix", v, "not an IPv4 or IPv6 address");
-	}
-	d = slash + 1;
-	if (*d == '\0' || d[strspn(d, "0123456789")] != '\0' || strlen(d) > 3)
-		len = bits + 1;
-	else
-		len = (unsigned)strtoul(d, NULL, 10);
-	if (len > bits) {
-		snprintf(why, sizeof(why), "length must be 0 to %u", bits);
-		return fail_value(c, "prefix", v, why);
-	}
-	p->len = (uint8_t)len;
-	if (!host_bits_clear(p->addr, len, bits)) {
-		struct pc_prefix n = *p;
-
-		clear_host_bits(n.addr, len, bits);
-		format_prefix(&n, net, sizeof(net));
-		snprintf(why, sizeof(why), "host bits set (the network is %s)",
-			 net);
-		return fail_value(c, "prefix", v, why);
-	}
 	return 0;
 }
 
@@ -1090,72 +1027,11 @@ struct port_id {
 	char iface[PC_DEVARGS_LEN];
 };
 
-static bool
-hex_field(const char **s, unsigned maxdigits, unsigned long *v)
-{
-	const char *p = *s;
-
-	*v = 0;
-	while (p - *s < (long)maxdigits &&
-	       ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
-		(*p >= 'A' && *p <= 'F'))) {
-		*v = *v * 16 + (unsigned long)(*p <= '9' ? *p - '0' :
-		    (*p | 0x20) - 'a' + 10);
-		p++;
-	}
-	if (p == *s)
-		return false;
-	*s = p;
-	return true;
-}
-
-/* [domain:]bus:dev.fn, as the EAL takes it, to "dddd:bb:dd.f" */
-static bool
-pci_normalize(const char *s, char *out, size_t n)
-{
-	unsigned long a, b, dom = 0, bus, dev, fn;
-	const char *p = s;
-
-	if (!hex_field(&p, 8, &a) || *p++ != ':' || !hex_field(&p, 2, &b))
-		return false;
-	if (*p == ':') {
-		p++;
-		dom = a;
-		bus = b;
-		if (!hex_field(&p, 2, &dev))
-			return false;
-	} else {
-		bus = a;
-		dev = b;
-		if (bus > 0xff)
-			return false;
-	}
-	if (*p++ != '.' || !hex_field(&p, 1, &fn) || *p != '\0' ||
-	    dev > 0x1f || fn > 7)
-		return false;
-	snprintf(out, n, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
-	return true;
-}
-
 static void
 port_identity(const char *devargs, struct port_id *id)
 {
-	char name[PC_DEVARGS_LEN];
-	const char *p = strchr(devargs, ','), *e;
-	size_t n = p != NULL ? (size_t)(p - devargs) : strlen(devargs);
-
-	snprintf(name, sizeof(name), "%.*s", (int)n, devargs);
-	if (!pci_normalize(name, id->dev, sizeof(id->dev)))
-		snprintf(id->dev, sizeof(id->dev), "%s", name);
-	id->iface[0] = '\0';
-	for (; p != NULL; p = e) {
-		p++;
-		e = strchr(p, ',');
-		n = e != NULL ? (size_t)(e - p) : strlen(p);
-		if (n > 6 && strncmp(p, "iface=", 6) == 0)
-			snprintf(id->iface, sizeof(id->iface), "%.*s",
-				 (int)(n - 6), p + 6);
-	}
+	cfg_port_device(devargs, id->dev, sizeof(id->dev));
+	cfg_port_iface(devargs, id->iface, sizeof(id->iface));
 }
 
 static const char *const side_name[2] = { "pod_port", "fabric_port" };
@@ -1303,116 +1179,6 @@ resolve_limits(struct ctx *c)
 	}
 	return 0;
 }
-
-struct prefix_ref {
-	const struct pc_prefix *p;
-	unsigned pod;
-	unsigned doc;			/* position in the file */
-};
-
-static int
-cmp_prefix(const struct pc_prefix *a, const struct pc_prefix *b)
-{
-	int r;
-
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	r = memcmp(a->addr, b->addr, sizeof(a->addr));
-	if (r != 0)
-		return r;
-	return a->len < b->len ? -1 : a->len > b->len;
-}
-
-static int
-cmp_prefix_ref(const void *a, const void *b)
-{
-	const struct prefix_ref *x = a, *y = b;
-	int r = cmp_prefix(x->p, y->p);
-
-	if (r != 0)
-		return r;
-	return x->doc < y->doc ? -1 : x->doc > y->doc;
-}
-
-static bool
-contains(const struct pc_prefix *a, const struct pc_prefix *b)
-{
-	unsigned full = a->len / 8, rest = a->len % 8;
-
-	if (a->family != b->family || a->len > b->len)
-		return false;
-	if (memcmp(a->addr, b->addr, full) != 0)
-		return false;
-	return rest == 0 ||
-	    ((a->addr[full] ^ b->addr[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
-}
-
-static unsigned
-min_u(unsigned a, unsigned b)
-{
-	return a < b ? a : b;
-}
-
-/*
- * Two prefixes overlap when one contains the other. In address order, the
- * prefixes containing an entry are the stack of open ones, and those it
- * contains are a run right after it. From that, each prefix learns the
- * earliest declared prefix it overlaps, in O(n log n); the error is the
- * earliest declared prefix that overlaps one declared before it.
- */
-static int
-find_overlap(struct prefix_ref *e, unsigned n, unsigned *later, unsigned *first)
-{
-	unsigned *end, *anc, *sub, *st, *pos, i, j, k, sp = 0, m;
-	int found = 0;
-
-	end = calloc(n, sizeof(*end));
-	anc = calloc(n, sizeof(*anc));
-	sub = calloc(n, sizeof(*sub));
-	st = calloc(n, sizeof(*st));
-	pos = calloc(n, sizeof(*pos));
-	if (end == NULL || anc == NULL || sub == NULL || st == NULL ||
-	    pos == NULL) {
-		found = -1;
-		goto out;
-	}
-	qsort(e, n, sizeof(*e), cmp_prefix_ref);
-	for (j = 0; j < n; j++) {
-		pos[e[j].doc] = j;
-		while (sp > 0 && !contains(e[st[sp - 1]].p, e[j].p))
-			end[st[--sp]] = j;
-		anc[j] = sp == 0 ? UINT32_MAX :
-		    min_u(anc[st[sp - 1]], e[st[sp - 1]].doc);
-		st[sp++] = j;
-	}
-	while (sp > 0)
-		end[st[--sp]] = n;
-	for (i = n; i-- > 0;) {
-		sub[i] = UINT32_MAX;
-		for (k = i + 1; k < end[i]; k = end[k])
-			sub[i] = min_u(sub[i], min_u(e[k].doc, sub[k]));
-	}
-	for (j = 0; j < n; j++) {
-		m = min_u(anc[j], sub[j]);
-		if (m < e[j].doc && (!found || e[j].doc < *later)) {
-			*later = e[j].doc;
-			*first = m;
-			found = 1;
-		}
-	}
-	if (found) {
-		*later = pos[*later];
-		*first = pos[*first];
-	}
-out:
-	free(end);
-	free(anc);
-	free(sub);
-	free(st);
-	free(pos);
-	return found;
-}
-
 static int
 check_overlaps(struct ctx *c)
 {
@@ -1436,12 +1202,12 @@ check_overlaps(struct ctx *c)
 			e[n].doc = n;
 		}
 	}
-	r = find_overlap(e, n, &later, &first);
+	r = cfg_find_overlap(e, n, &later, &first);
 	if (r > 0) {
-		format_prefix(e[later].p, a, sizeof(a));
-		format_prefix(e[first].p, b, sizeof(b));
+		cfg_format_prefix(e[later].p, a, sizeof(a));
+		cfg_format_prefix(e[first].p, b, sizeof(b));
 		r = fail_at(c, e[later].p->mark,
-			    cmp_prefix(e[later].p, e[first].p) == 0 ?
+			    cfg_cmp_prefix(e[later].p, e[first].p) == 0 ?
 			    "prefix %s is already declared as %s of pod '%s' (%u:%u)" :
 			    "prefix %s overlaps %s of pod '%s' (%u:%u)",
 			    a, b, c->pods[e[first].pod].pod.id,
@@ -1736,7 +1502,7 @@ cmp_prefix_ptr(const void *a, const void *b)
 {
 	const struct pc_prefix *const *x = a, *const *y = b;
 
-	return cmp_prefix(*x, *y);
+	return cfg_cmp_prefix(*x, *y);
 }
 
 static const char *
@@ -1763,7 +1529,7 @@ emit_pod(struct sink *s, const struct pc_config *cfg, const struct pc_pod *p)
 		pfx[i] = &p->prefixes[i];
 	qsort(pfx, p->nprefixes, sizeof(pfx[0]), cmp_prefix_ptr);
 	for (i = 0; i < p->nprefixes; i++) {
-		format_prefix(pfx[i], text, sizeof(text));
+		cfg_format_prefix(pfx[i], text, sizeof(text));
 		emit(s, "prefix %s\n", text);
 	}
 }
@@ -1772,14 +1538,10 @@ emit_pod(struct sink *s, const struct pc_config *cfg, const struct pc_pod *p)
 static void
 emit_port(struct sink *s, const char *key, const char *devargs)
 {
-	char name[PC_DEVARGS_LEN], pci[32];
-	size_t n = strcspn(devargs, ",");
+	char dev[PC_DEVARGS_LEN];
+	size_t n = cfg_port_device(devargs, dev, sizeof(dev));
 
-	snprintf(name, sizeof(name), "%.*s", (int)n, devargs);
-	if (pci_normalize(name, pci, sizeof(pci)))
-		emit(s, "%s %s%s\n", key, pci, devargs + n);
-	else
-		emit(s, "%s %s\n", key, devargs);
+	emit(s, "%s %s%s\n", key, dev, devargs + n);
 }
 
 /* Returns false for a configuration the loader could not have produced. */
