@@ -12,7 +12,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -43,46 +42,6 @@
 #define MAX_DPDK_ARGS		16
 #define MAX_FILE_SIZE		(16u << 20)
 #define QUOTE_LEN		64	/* characters of a value quoted in a message */
-
-/* What a pod or the defaults declare; unset fields come from the defaults. */
-struct limits_spec {
-	uint64_t cap_bps;
-	uint64_t burst;			/* bytes, or ns when burst_is_time */
-	bool burst_is_time;		/* resolved against the pod's own cap */
-	enum pc_mode mode;
-	uint64_t queue_delay_ns;
-	bool has_cap;
-	bool has_burst;
-	bool has_mode;
-	bool has_queue_delay;
-};
-
-struct uplink_state {
-	struct pc_uplink up;
-	yaml_node_t *node;
-};
-
-struct pod_state {
-	struct pc_pod pod;
-	char uplink[PC_ID_LEN];
-	struct limits_spec lim;
-	yaml_node_t *node;
-};
-
-struct ctx {
-	const char *text;
-	size_t len;
-	yaml_document_t *doc;
-	struct pc_error *err;
-	struct pc_config cfg;
-	struct limits_spec defaults;
-	yaml_node_t *defaults_node;
-	char where[48];			/* "in pods[3]", for messages */
-	unsigned nuplinks;
-	struct uplink_state *uplinks;
-	unsigned npods;
-	struct pod_state *pods;
-};
 
 struct field;
 typedef int (*handler_fn)(struct ctx *c, const struct field *f,
@@ -145,11 +104,8 @@ quote(const char *s, char *buf, size_t n)
 	return buf;
 }
 
-static int fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
+int
+cfg_fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -168,9 +124,9 @@ fail_value(struct ctx *c, const char *key, const yaml_node_t *v, const char *why
 {
 	char q[QUOTE_LEN + 4];
 
-	return fail_at(c, mark_of(v), "invalid %s '%s' %s: %s", key,
-		       quote((const char *)v->data.scalar.value, q, sizeof(q)),
-		       c->where, why);
+	return cfg_fail_at(c, mark_of(v), "invalid %s '%s' %s: %s", key,
+			   quote((const char *)v->data.scalar.value, q, sizeof(q)),
+			   c->where, why);
 }
 
 static yaml_node_t *
@@ -222,10 +178,10 @@ expect(struct ctx *c, const struct field *f, const yaml_node_t *v,
 	if (v->type == t && !(t == YAML_SCALAR_NODE && is_null(v)))
 		return 0;
 	if (t == YAML_SCALAR_NODE && is_null(v))
-		return fail_at(c, mark_of(v), "missing value for '%s' %s",
-			       f->key, c->where);
-	return fail_at(c, mark_of(v), "expected %s for '%s' %s, got %s",
-		       type_name(t), f->key, c->where, kind(v));
+		return cfg_fail_at(c, mark_of(v), "missing value for '%s' %s",
+				   f->key, c->where);
+	return cfg_fail_at(c, mark_of(v), "expected %s for '%s' %s, got %s",
+			   type_name(t), f->key, c->where, kind(v));
 }
 
 /* Item `i` of sequence `name` must be of type `t`. */
@@ -235,8 +191,8 @@ expect_item(struct ctx *c, const char *name, unsigned i, const yaml_node_t *v,
 {
 	if (v->type == t && !(t == YAML_SCALAR_NODE && is_null(v)))
 		return 0;
-	return fail_at(c, mark_of(v), "expected %s for %s[%u], got %s",
-		       type_name(t), name, i, kind(v));
+	return cfg_fail_at(c, mark_of(v), "expected %s for %s[%u], got %s",
+			   type_name(t), name, i, kind(v));
 }
 
 static int
@@ -297,8 +253,8 @@ parse_mapping(struct ctx *c, yaml_node_t *node, const char *where,
 		const char *key;
 
 		if (k->type != YAML_SCALAR_NODE) {
-			fail_at(c, mark_of(k), "expected a scalar key %s, got %s",
-				c->where, kind(k));
+			cfg_fail_at(c, mark_of(k), "expected a scalar key %s, got %s",
+				    c->where, kind(k));
 			goto out;
 		}
 		key = (const char *)k->data.scalar.value;
@@ -308,17 +264,17 @@ parse_mapping(struct ctx *c, yaml_node_t *node, const char *where,
 			if (pk->type == YAML_SCALAR_NODE && same_scalar(pk, k)) {
 				struct pc_mark m = mark_of(pk);
 
-				fail_at(c, mark_of(k),
-					"duplicate key '%s' %s (first at %u:%u)",
-					quote(key, q, sizeof(q)), c->where,
-					m.line, m.col);
+				cfg_fail_at(c, mark_of(k),
+					    "duplicate key '%s' %s (first at %u:%u)",
+					    quote(key, q, sizeof(q)), c->where,
+					    m.line, m.col);
 				goto out;
 			}
 		}
 		f = find_field(fields, key);
 		if (f == NULL || strlen(key) != k->data.scalar.length) {
-			fail_at(c, mark_of(k), "unknown key '%s' %s",
-				quote(key, q, sizeof(q)), c->where);
+			cfg_fail_at(c, mark_of(k), "unknown key '%s' %s",
+				    quote(key, q, sizeof(q)), c->where);
 			goto out;
 		}
 		seen |= 1ULL << (f - fields);
@@ -327,8 +283,8 @@ parse_mapping(struct ctx *c, yaml_node_t *node, const char *where,
 	}
 	for (f = fields; f->key != NULL; f++) {
 		if (f->required && !(seen & (1ULL << (f - fields)))) {
-			fail_at(c, mark_of(node), "missing key '%s' %s", f->key,
-				c->where);
+			cfg_fail_at(c, mark_of(node), "missing key '%s' %s", f->key,
+				    c->where);
 			goto out;
 		}
 	}
@@ -338,9 +294,8 @@ out:
 	return rc;
 }
 
-/* Of the value of `key` in mapping `map`, or of the mapping itself. */
-static struct pc_mark
-key_mark(const struct ctx *c, const yaml_node_t *map, const char *key)
+struct pc_mark
+cfg_key_mark(const struct ctx *c, const yaml_node_t *map, const char *key)
 {
 	yaml_node_pair_t *pair;
 
@@ -668,9 +623,9 @@ handle_args(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 		i = (unsigned)(it - start);
 		if (i == MAX_DPDK_ARGS)
-			return fail_at(c, mark_of(a),
-				       "too many dpdk args (at most %d)",
-				       MAX_DPDK_ARGS);
+			return cfg_fail_at(c, mark_of(a),
+					   "too many dpdk args (at most %d)",
+					   MAX_DPDK_ARGS);
 		if (expect_item(c, "dpdk.args", i, a, YAML_SCALAR_NODE) < 0)
 			return -1;
 		snprintf(where, sizeof(where), "args[%u]", i);
@@ -710,17 +665,17 @@ handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 		return -1;
 	start = v->data.sequence.items.start;
 	if (start == v->data.sequence.items.top)
-		return fail_at(c, mark_of(v), "empty prefix list %s (leave out "
-			       "'prefixes' for a pod alone on its uplink)",
-			       c->where);
+		return cfg_fail_at(c, mark_of(v), "empty prefix list %s (leave out "
+				   "'prefixes' for a pod alone on its uplink)",
+				   c->where);
 	for (it = start; it < v->data.sequence.items.top; it++) {
 		yaml_node_t *p = node_at(c, *it);
 
 		i = (unsigned)(it - start);
 		if (i == PC_MAX_PREFIXES)
-			return fail_at(c, mark_of(p),
-				       "too many prefixes %s (at most %d)",
-				       c->where, PC_MAX_PREFIXES);
+			return cfg_fail_at(c, mark_of(p),
+					   "too many prefixes %s (at most %d)",
+					   c->where, PC_MAX_PREFIXES);
 		/* c->where is "in pods[N]" */
 		snprintf(name, sizeof(name), "%s.prefixes", c->where + 3);
 		if (expect_item(c, name, i, p, YAML_SCALAR_NODE) < 0 ||
@@ -820,12 +775,12 @@ sequence_of(struct ctx *c, const struct field *f, yaml_node_t *v, unsigned max,
 		return -1;
 	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (n == 0)
-		return fail_at(c, mark_of(v), "'%s' must not be empty", f->key);
+		return cfg_fail_at(c, mark_of(v), "'%s' must not be empty", f->key);
 	if (n > max)
 		n = max;
 	*states = calloc(n, size);
 	if (*states == NULL)
-		return fail_at(c, mark_of(v), "out of memory");
+		return cfg_fail_at(c, mark_of(v), "out of memory");
 	return (int)n;
 }
 
@@ -847,9 +802,9 @@ handle_uplinks(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 		i = (unsigned)(it - start);
 		if (i == PC_MAX_UPLINKS)
-			return fail_at(c, mark_of(u),
-				       "too many uplinks (at most %d)",
-				       PC_MAX_UPLINKS);
+			return cfg_fail_at(c, mark_of(u),
+					   "too many uplinks (at most %d)",
+					   PC_MAX_UPLINKS);
 		if (expect_item(c, "uplinks", i, u, YAML_MAPPING_NODE) < 0)
 			return -1;
 		c->uplinks[i].node = u;
@@ -880,8 +835,8 @@ handle_pods(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 		i = (unsigned)(it - start);
 		if (i == PC_MAX_PODS)
-			return fail_at(c, mark_of(p),
-				       "too many pods (at most %d)", PC_MAX_PODS);
+			return cfg_fail_at(c, mark_of(p),
+					   "too many pods (at most %d)", PC_MAX_PODS);
 		if (expect_item(c, "pods", i, p, YAML_MAPPING_NODE) < 0)
 			return -1;
 		c->pods[i].node = p;
@@ -905,317 +860,6 @@ static const struct field top_fields[] = {
 	{ "pods", handle_pods, 0, 0, true },
 	END_OF_FIELDS,
 };
-
-/* Cross-checks, once the whole map is read */
-
-struct named {
-	const char *name;
-	unsigned index;
-};
-
-static int
-cmp_named(const void *a, const void *b)
-{
-	const struct named *x = a, *y = b;
-	int r = strcmp(x->name, y->name);
-
-	if (r != 0)
-		return r;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/*
- * Of all names declared twice, the one whose second declaration comes
- * first. Returns 1 and sets *later and *first, 0 if all are distinct, -1
- * if out of memory.
- */
-static int
-find_duplicate(const char *(*name_of)(const struct ctx *, unsigned),
-	       const struct ctx *c, unsigned n, unsigned *later, unsigned *first)
-{
-	struct named *v = calloc(n, sizeof(*v));
-	unsigned i;
-	int found = 0;
-
-	if (v == NULL)
-		return -1;
-	for (i = 0; i < n; i++) {
-		v[i].name = name_of(c, i);
-		v[i].index = i;
-	}
-	qsort(v, n, sizeof(*v), cmp_named);
-	for (i = 1; i < n; i++) {
-		/* a run of equal names: v[i] is its second if v[i-1] is the first */
-		if (strcmp(v[i].name, v[i - 1].name) != 0)
-			continue;
-		if (i >= 2 && strcmp(v[i - 2].name, v[i].name) == 0)
-			continue;
-		if (!found || v[i].index < *later) {
-			*later = v[i].index;
-			*first = v[i - 1].index;
-			found = 1;
-		}
-	}
-	free(v);
-	return found;
-}
-
-static const char *
-uplink_name(const struct ctx *c, unsigned i)
-{
-	return c->uplinks[i].up.name;
-}
-
-static const char *
-pod_id(const struct ctx *c, unsigned i)
-{
-	return c->pods[i].pod.id;
-}
-
-static int
-check_names(struct ctx *c)
-{
-	unsigned later = 0, first = 0;
-	struct pc_mark m;
-	int r;
-
-	r = find_duplicate(uplink_name, c, c->nuplinks, &later, &first);
-	if (r > 0) {
-		m = key_mark(c, c->uplinks[first].node, "name");
-		return fail_at(c, key_mark(c, c->uplinks[later].node, "name"),
-			       "duplicate uplink name '%s' (first declared at %u:%u)",
-			       uplink_name(c, later), m.line, m.col);
-	}
-	if (r == 0)
-		r = find_duplicate(pod_id, c, c->npods, &later, &first);
-	if (r > 0) {
-		m = key_mark(c, c->pods[first].node, "id");
-		return fail_at(c, key_mark(c, c->pods[later].node, "id"),
-			       "duplicate pod id '%s' (first declared at %u:%u)",
-			       pod_id(c, later), m.line, m.col);
-	}
-	if (r < 0)
-		return fail_at(c, c->err->mark, "out of memory");
-	return 0;
-}
-
-static int
-check_references(struct ctx *c)
-{
-	struct pod_state *ps;
-	unsigned i, u;
-
-	for (i = 0; i < c->npods; i++) {
-		ps = &c->pods[i];
-		for (u = 0; u < c->nuplinks; u++)
-			if (strcmp(c->uplinks[u].up.name, ps->uplink) == 0)
-				break;
-		if (u == c->nuplinks)
-			return fail_at(c, key_mark(c, ps->node, "uplink"),
-				       "no uplink named '%s'", ps->uplink);
-		ps->pod.uplink = u;
-		c->uplinks[u].up.npods++;
-	}
-	return 0;
-}
-
-/* What makes a port one device: its PCI address or vdev name, and its iface. */
-struct port_id {
-	char dev[PC_DEVARGS_LEN];
-	char iface[PC_DEVARGS_LEN];
-};
-
-static void
-port_identity(const char *devargs, struct port_id *id)
-{
-	cfg_port_device(devargs, id->dev, sizeof(id->dev));
-	cfg_port_iface(devargs, id->iface, sizeof(id->iface));
-}
-
-static const char *const side_name[2] = { "pod_port", "fabric_port" };
-
-static const char *
-port_of(const struct pc_uplink *u, unsigned side)
-{
-	return side == 0 ? u->pod_port : u->fabric_port;
-}
-
-static int
-check_ports(struct ctx *c)
-{
-	struct port_id *ids;
-	unsigned n = c->nuplinks * 2, i, j;
-	int rc = 0;
-
-	ids = calloc(n, sizeof(*ids));
-	if (ids == NULL)
-		return fail_at(c, c->err->mark, "out of memory");
-	for (i = 0; i < n && rc == 0; i++) {
-		const struct uplink_state *us = &c->uplinks[i / 2];
-
-		port_identity(port_of(&us->up, i % 2), &ids[i]);
-		for (j = 0; j < i && rc == 0; j++) {
-			const struct uplink_state *other = &c->uplinks[j / 2];
-			struct pc_mark m = key_mark(c, other->node,
-						    side_name[j % 2]);
-			struct pc_mark here = key_mark(c, us->node,
-						       side_name[i % 2]);
-
-			if (strcmp(ids[i].dev, ids[j].dev) == 0)
-				rc = fail_at(c, here, "port '%s' is already used "
-					     "by uplink '%s' (%s at %u:%u)",
-					     port_of(&us->up, i % 2),
-					     other->up.name, side_name[j % 2],
-					     m.line, m.col);
-			else if (ids[i].iface[0] != '\0' &&
-				 strcmp(ids[i].iface, ids[j].iface) == 0)
-				rc = fail_at(c, here, "interface '%s' is already "
-					     "used by uplink '%s' (%s at %u:%u)",
-					     ids[i].iface, other->up.name,
-					     side_name[j % 2], m.line, m.col);
-		}
-	}
-	free(ids);
-	return rc;
-}
-
-static int
-check_sharing(struct ctx *c)
-{
-	const struct pod_state *ps;
-	const struct uplink_state *us;
-	unsigned i;
-
-	for (i = 0; i < c->nuplinks; i++) {
-		us = &c->uplinks[i];
-		if (us->up.npods == 0)
-			return fail_at(c, us->up.mark,
-				       "unused uplink '%s': no pod names it",
-				       us->up.name);
-	}
-	for (i = 0; i < c->npods; i++) {
-		ps = &c->pods[i];
-		us = &c->uplinks[ps->pod.uplink];
-		if (ps->pod.nprefixes == 0 && us->up.npods > 1)
-			return fail_at(c, ps->pod.mark,
-				       "pod '%s' has no prefixes, but uplink '%s' "
-				       "carries %u pods: prefixes tell them apart",
-				       ps->pod.id, us->up.name, us->up.npods);
-	}
-	return 0;
-}
-
-/* bytes = cap * t / 8, rounded down; -1 if it does not fit 64 bits */
-static int
-burst_bytes(uint64_t cap_bps, const struct limits_spec *spec, uint64_t *bytes)
-{
-	unsigned __int128 b;
-
-	if (!spec->burst_is_time) {
-		*bytes = spec->burst;
-		return 0;
-	}
-	b = (unsigned __int128)cap_bps * spec->burst / (8 * PC_NS_PER_SEC);
-	if (b > UINT64_MAX)
-		return -1;
-	*bytes = (uint64_t)b;
-	return 0;
-}
-
-/*
- * The node an operator should change when a pod's burst is wrong: the burst
- * they wrote, else the cap a time burst was resolved against, else the
- * defaults, else the pod.
- */
-static struct pc_mark
-burst_origin(const struct ctx *c, const struct pod_state *ps)
-{
-	if (ps->lim.has_burst)
-		return key_mark(c, ps->node, "burst");
-	if (c->defaults.burst_is_time && ps->lim.has_cap)
-		return key_mark(c, ps->node, "cap");
-	if (c->defaults.has_burst)
-		return key_mark(c, c->defaults_node, "burst");
-	if (c->defaults.burst_is_time && c->defaults.has_cap)
-		return key_mark(c, c->defaults_node, "cap");
-	return ps->pod.mark;
-}
-
-static int
-resolve_limits(struct ctx *c)
-{
-	const struct limits_spec *d = &c->defaults;
-	struct pc_limits *dl = &c->cfg.defaults;
-	unsigned i;
-
-	dl->cap_bps = d->cap_bps;
-	dl->mode = d->mode;
-	dl->queue_delay_ns = d->queue_delay_ns;
-	if (burst_bytes(d->cap_bps, d, &dl->burst_bytes) < 0)
-		return fail_at(c, key_mark(c, c->defaults_node, "burst"),
-			       "burst in defaults is out of range");
-	for (i = 0; i < c->npods; i++) {
-		struct pod_state *ps = &c->pods[i];
-		const struct limits_spec *s = &ps->lim;
-		struct pc_limits *l = &ps->pod.limits;
-
-		l->cap_bps = s->has_cap ? s->cap_bps : d->cap_bps;
-		l->mode = s->has_mode ? s->mode : d->mode;
-		l->queue_delay_ns = s->has_queue_delay ? s->queue_delay_ns :
-		    d->queue_delay_ns;
-		if (burst_bytes(l->cap_bps, s->has_burst ? s : d,
-				&l->burst_bytes) < 0)
-			return fail_at(c, burst_origin(c, ps),
-				       "burst of pod '%s' is out of range",
-				       ps->pod.id);
-		if (l->burst_bytes < c->cfg.max_frame)
-			return fail_at(c, burst_origin(c, ps),
-				       "burst of pod '%s' is %" PRIu64 " bytes, "
-				       "less than max_frame (%" PRIu32 " bytes)",
-				       ps->pod.id, l->burst_bytes,
-				       c->cfg.max_frame);
-	}
-	return 0;
-}
-static int
-check_overlaps(struct ctx *c)
-{
-	struct prefix_ref *e;
-	unsigned n = 0, i, k, later = 0, first = 0;
-	char a[64], b[64];
-	int r;
-
-	for (i = 0; i < c->npods; i++)
-		n += c->pods[i].pod.nprefixes;
-	if (n == 0)
-		return 0;
-	e = calloc(n, sizeof(*e));
-	if (e == NULL)
-		return fail_at(c, c->err->mark, "out of memory");
-	n = 0;
-	for (i = 0; i < c->npods; i++) {
-		for (k = 0; k < c->pods[i].pod.nprefixes; k++, n++) {
-			e[n].p = &c->pods[i].pod.prefixes[k];
-			e[n].pod = i;
-			e[n].doc = n;
-		}
-	}
-	r = cfg_find_overlap(e, n, &later, &first);
-	if (r > 0) {
-		cfg_format_prefix(e[later].p, a, sizeof(a));
-		cfg_format_prefix(e[first].p, b, sizeof(b));
-		r = fail_at(c, e[later].p->mark,
-			    cfg_cmp_prefix(e[later].p, e[first].p) == 0 ?
-			    "prefix %s is already declared as %s of pod '%s' (%u:%u)" :
-			    "prefix %s overlaps %s of pod '%s' (%u:%u)",
-			    a, b, c->pods[e[first].pod].pod.id,
-			    e[first].p->mark.line, e[first].p->mark.col);
-	} else if (r < 0) {
-		r = fail_at(c, c->err->mark, "out of memory");
-	}
-	free(e);
-	return r;
-}
 
 /* Loading */
 
@@ -1262,17 +906,17 @@ yaml_failure(struct ctx *c, const yaml_parser_t *p)
 
 	switch (p->error) {
 	case YAML_MEMORY_ERROR:
-		return fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+		return cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
 	case YAML_READER_ERROR:
-		return fail_at(c, offset_mark(c->text, c->len, p->problem_offset),
-			       "invalid YAML: %s", problem);
+		return cfg_fail_at(c, offset_mark(c->text, c->len, p->problem_offset),
+				   "invalid YAML: %s", problem);
 	default:
 		if (p->context != NULL)
-			return fail_at(c, m, "invalid YAML: %s (%s at %zu:%zu)",
-				       problem, p->context,
-				       p->context_mark.line + 1,
-				       p->context_mark.column + 1);
-		return fail_at(c, m, "invalid YAML: %s", problem);
+			return cfg_fail_at(c, m, "invalid YAML: %s (%s at %zu:%zu)",
+					   problem, p->context,
+					   p->context_mark.line + 1,
+					   p->context_mark.column + 1);
+		return cfg_fail_at(c, m, "invalid YAML: %s", problem);
 	}
 }
 
@@ -1301,7 +945,7 @@ move_out(struct ctx *c)
 		free(cfg->pods);
 		cfg->uplinks = NULL;
 		cfg->pods = NULL;
-		return fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+		return cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
 	}
 	for (i = 0; i < c->nuplinks; i++)
 		cfg->uplinks[i] = c->uplinks[i].up;
@@ -1321,25 +965,23 @@ load_document(struct ctx *c, yaml_parser_t *parser)
 
 	root = yaml_document_get_root_node(c->doc);
 	if (root == NULL)
-		return fail_at(c, (struct pc_mark){ 0, 0 }, "the pod map is empty");
+		return cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "the pod map is empty");
 	if (root->type != YAML_MAPPING_NODE)
-		return fail_at(c, mark_of(root),
-			       "expected a mapping at the top level, got %s",
-			       kind(root));
+		return cfg_fail_at(c, mark_of(root),
+				   "expected a mapping at the top level, got %s",
+				   kind(root));
 	if (!yaml_parser_load(parser, &extra))
 		return yaml_failure(c, parser);
 	more = yaml_document_get_root_node(&extra);
 	rc = 0;
 	if (more != NULL)
-		rc = fail_at(c, mark_of(more), "more than one YAML document "
-			     "(a pod map is a single document)");
+		rc = cfg_fail_at(c, mark_of(more), "more than one YAML document "
+				 "(a pod map is a single document)");
 	yaml_document_delete(&extra);
 	if (rc < 0)
 		return rc;
 	if (parse_mapping(c, root, "at the top level", top_fields, c) < 0 ||
-	    check_names(c) < 0 || check_references(c) < 0 ||
-	    check_ports(c) < 0 || check_sharing(c) < 0 ||
-	    resolve_limits(c) < 0 || check_overlaps(c) < 0)
+	    cfg_check(c) < 0)
 		return -1;
 	finish_defaults(c);
 	return move_out(c);
@@ -1372,7 +1014,7 @@ pc_config_load_buffer(const char *name, const char *text, size_t len,
 	set_defaults(c);
 	snprintf(c->cfg.path, sizeof(c->cfg.path), "%s", name);
 	if (!yaml_parser_initialize(&parser)) {
-		fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+		cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
 		goto out;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

@@ -6,10 +6,78 @@
 #ifndef PODCAP_CONFIG_IMPL_H
 #define PODCAP_CONFIG_IMPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <yaml.h>
 
 #include "podcap/config.h"
 #include "podcap/error.h"
+
+/* The loader's state while it reads one pod map */
+
+/* What a pod or the defaults declare; unset fields come from the defaults. */
+struct limits_spec {
+	uint64_t cap_bps;
+	uint64_t burst;			/* bytes, or ns when burst_is_time */
+	bool burst_is_time;		/* resolved against the pod's own cap */
+	enum pc_mode mode;
+	uint64_t queue_delay_ns;
+	bool has_cap;
+	bool has_burst;
+	bool has_mode;
+	bool has_queue_delay;
+};
+
+struct uplink_state {
+	struct pc_uplink up;
+	yaml_node_t *node;
+};
+
+struct pod_state {
+	struct pc_pod pod;
+	char uplink[PC_ID_LEN];
+	struct limits_spec lim;
+	yaml_node_t *node;
+};
+
+struct ctx {
+	const char *text;
+	size_t len;
+	yaml_document_t *doc;
+	struct pc_error *err;
+	struct pc_config cfg;
+	struct limits_spec defaults;
+	yaml_node_t *defaults_node;
+	char where[48];			/* "in pods[3]", for messages */
+	unsigned nuplinks;
+	struct uplink_state *uplinks;
+	unsigned npods;
+	struct pod_state *pods;
+};
+
+/* Errors at a place in the file (config.c) */
+
+/*
+ * Sets c->err to "msg" at m, with the line of the file at m (for the
+ * caret); m is 0:0 for an error of the whole file. Returns -1.
+ */
+int cfg_fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Of the value of `key` in mapping `map`, or of the mapping itself. */
+struct pc_mark cfg_key_mark(const struct ctx *c, const yaml_node_t *map,
+			    const char *key);
+
+/* The checks that need the whole map (config_check.c) */
+
+/*
+ * Once every key is read: names unique, references resolved, ports used
+ * once, uplinks shared only by pods with prefixes, limits resolved and
+ * bursts at least max_frame, no prefixes overlapping; in that order, so
+ * the same file always gives the same first error. Returns 0 or -1.
+ */
+int cfg_check(struct ctx *c);
 
 /* Prefixes (config_prefix.c) */
 
