@@ -57,7 +57,48 @@ struct ctx {
 	struct pod_state *pods;
 };
 
-/* Errors at a place in the file (config.c) */
+/* The walker (config.c): mappings read with tables of keys */
+
+struct field;
+typedef int (*handler_fn)(struct ctx *c, const struct field *f,
+			  yaml_node_t *val, void *dst);
+
+/* One key of a mapping: its handler writes at `off` into the object. */
+struct field {
+	const char *key;
+	handler_fn fn;
+	size_t off;
+	size_t size;			/* of the destination, for strings */
+	bool required;
+};
+
+
+struct pc_mark cfg_mark_of(const yaml_node_t *n);
+yaml_node_t *cfg_node_at(const struct ctx *c, int index);
+/* "a mapping", "a sequence", "a scalar" or "nothing": what a node is, for messages. */
+const char *cfg_kind(const yaml_node_t *n);
+
+/*
+ * Walks a mapping with a field table: every key must be in it, once, and
+ * every required one present. `where` names the mapping in messages ("in
+ * pods[2]"). The caller has checked that `node` is a mapping.
+ */
+int cfg_parse_mapping(struct ctx *c, yaml_node_t *node, const char *where,
+		      const struct field *fields, void *obj);
+/* The value of field `f` must be of type `t`, and a scalar not empty. */
+int cfg_expect(struct ctx *c, const struct field *f, const yaml_node_t *v,
+	       yaml_node_type_t t);
+/* Item `i` of sequence `name` must be of type `t`. */
+int cfg_expect_item(struct ctx *c, const char *name, unsigned i,
+		    const yaml_node_t *v, yaml_node_type_t t);
+/* The scalar v holds no NUL (libyaml allows "\0" escapes); `key` names it. */
+int cfg_scalar_checked(struct ctx *c, const char *key, const yaml_node_t *v);
+/* The value of field `f` as a string: a scalar, not empty, with no NUL. */
+int cfg_get_scalar(struct ctx *c, const struct field *f, const yaml_node_t *v,
+		   const char **s);
+/* Of the value of `key` in mapping `map`, or of the mapping itself. */
+struct pc_mark cfg_key_mark(const struct ctx *c, const yaml_node_t *map,
+			    const char *key);
 
 /*
  * Sets c->err to "msg" at m, with the line of the file at m (for the
@@ -65,9 +106,14 @@ struct ctx {
  */
 int cfg_fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Of the value of `key` in mapping `map`, or of the mapping itself. */
-struct pc_mark cfg_key_mark(const struct ctx *c, const yaml_node_t *map,
-			    const char *key);
+/* "invalid KEY 'VALUE' in WHERE: WHY", at the value v (a scalar). */
+int cfg_fail_value(struct ctx *c, const char *key, const yaml_node_t *v,
+		   const char *why);
+
+/* The keys of a pod map (config_fields.c) */
+
+/* The top level; the object it fills is the struct ctx. */
+extern const struct field cfg_top_fields[];
 
 /* The checks that need the whole map (config_check.c) */
 
