@@ -2,6 +2,14 @@
 /*
  * What the files of the pod map loader share. Internal: nothing here is
  * part of include/podcap/config.h.
+ *
+ *	config_load.c	a file or buffer to a struct pc_config; free, find
+ *	config_walk.c	the YAML document: mappings, types, positioned errors
+ *	config_fields.c	one handler per kind of value, one table per mapping
+ *	config_check.c	what needs the whole map, once every key is read
+ *	config_prefix.c	prefixes: read, written, ordered, overlaps found
+ *	config_port.c	the device a port names
+ *	config_canon.c	the canonical form and its digest
  */
 #ifndef PODCAP_CONFIG_IMPL_H
 #define PODCAP_CONFIG_IMPL_H
@@ -57,7 +65,7 @@ struct ctx {
 	struct pod_state *pods;
 };
 
-/* The walker (config.c): mappings read with tables of keys */
+/* The walker (config_walk.c): mappings read with tables of keys */
 
 struct field;
 typedef int (*handler_fn)(struct ctx *c, const struct field *f,
