@@ -411,8 +411,14 @@ handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 /* A key whose handler writes `member` of `type`, bounded by its size. */
 #define FIELD(key, fn, type, member, required) \
-	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required }
-#define END_OF_FIELDS { NULL, NULL, 0, 0, false }
+	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required, NULL, NULL }
+/* A key whose value is a mapping, read into `member` with its own table. */
+#define MAPPING(key, fn, type, member, fields, required) \
+	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required, fields, NULL }
+/* A key whose value is a sequence of mappings, each with a state of its own. */
+#define SEQUENCE(key, items, required) \
+	{ key, handle_sequence, 0, 0, required, NULL, items }
+#define END_OF_FIELDS { NULL, NULL, 0, 0, false, NULL, NULL }
 
 static const struct field appliance_fields[] = {
 	FIELD("id", handle_id, struct pc_config, appliance_id, true),
@@ -459,30 +465,38 @@ static const struct field pod_fields[] = {
 	END_OF_FIELDS,
 };
 
+/* A mapping read with its own table; `where` in messages is "in KEY". */
 static int
-handle_appliance(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+handle_mapping(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
+	char where[48];
+
 	if (cfg_expect(c, f, v, YAML_MAPPING_NODE) < 0)
 		return -1;
-	return cfg_parse_mapping(c, v, "in appliance", appliance_fields, dst);
+	snprintf(where, sizeof(where), "in %s", f->key);
+	return cfg_parse_mapping(c, v, where, f->fields, dst);
 }
 
+/* The checks point at the defaults when a pod's limit comes from them. */
 static int
 handle_defaults(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	if (cfg_expect(c, f, v, YAML_MAPPING_NODE) < 0)
-		return -1;
 	c->defaults_node = v;
-	return cfg_parse_mapping(c, v, "in defaults", limits_fields, dst);
+	return handle_mapping(c, f, v, dst);
 }
 
-static int
-handle_dpdk(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	if (cfg_expect(c, f, v, YAML_MAPPING_NODE) < 0)
-		return -1;
-	return cfg_parse_mapping(c, v, "in dpdk", dpdk_fields, dst);
-}
+/*
+ * The uplinks and the pods: a sequence of mappings, each read with
+ * `fields` into a state of its own in the context.
+ */
+struct sequence {
+	unsigned max;
+	size_t size;			/* of a state */
+	const struct field *fields;
+	size_t node, mark;		/* where a state keeps its node and mark */
+	/* gives the context its n states, zeroed, before they are filled */
+	void (*keep)(struct ctx *c, void *states, unsigned n);
+};
 
 /* Checks a non-empty sequence and allocates its states (at most `max`). */
 static int
@@ -505,78 +519,74 @@ sequence_of(struct ctx *c, const struct field *f, yaml_node_t *v, unsigned max,
 }
 
 static int
-handle_uplinks(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+handle_sequence(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
+	const struct sequence *seq = f->items;
 	yaml_node_item_t *it, *start;
-	char where[32];
-	void *states;
+	char where[32], *state;
+	void *states = NULL;
 	unsigned i;
+	int n;
 
 	(void)dst;
-	if (sequence_of(c, f, v, PC_MAX_UPLINKS, sizeof(*c->uplinks), &states) < 0)
+	n = sequence_of(c, f, v, seq->max, seq->size, &states);
+	if (n < 0)
 		return -1;
+	seq->keep(c, states, (unsigned)n);
+	start = v->data.sequence.items.start;
+	for (it = start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = cfg_node_at(c, *it);
+
+		i = (unsigned)(it - start);
+		if (i == seq->max)
+			return cfg_fail_at(c, cfg_mark_of(item), "too many %s (at most %u)",
+					   f->key, seq->max);
+		if (cfg_expect_item(c, f->key, i, item, YAML_MAPPING_NODE) < 0)
+			return -1;
+		state = (char *)states + i * seq->size;
+		*(yaml_node_t **)(state + seq->node) = item;
+		*(struct pc_mark *)(state + seq->mark) = cfg_mark_of(item);
+		snprintf(where, sizeof(where), "in %s[%u]", f->key, i);
+		if (cfg_parse_mapping(c, item, where, seq->fields, state) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+keep_uplinks(struct ctx *c, void *states, unsigned n)
+{
 	c->uplinks = states;
-	start = v->data.sequence.items.start;
-	for (it = start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *u = cfg_node_at(c, *it);
-
-		i = (unsigned)(it - start);
-		if (i == PC_MAX_UPLINKS)
-			return cfg_fail_at(c, cfg_mark_of(u),
-					   "too many uplinks (at most %d)",
-					   PC_MAX_UPLINKS);
-		if (cfg_expect_item(c, "uplinks", i, u, YAML_MAPPING_NODE) < 0)
-			return -1;
-		c->uplinks[i].node = u;
-		c->uplinks[i].up.mark = cfg_mark_of(u);
-		c->nuplinks = i + 1;
-		snprintf(where, sizeof(where), "in uplinks[%u]", i);
-		if (cfg_parse_mapping(c, u, where, uplink_fields, &c->uplinks[i]) < 0)
-			return -1;
-	}
-	return 0;
+	c->nuplinks = n;
 }
 
-static int
-handle_pods(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+static void
+keep_pods(struct ctx *c, void *states, unsigned n)
 {
-	yaml_node_item_t *it, *start;
-	char where[32];
-	void *states;
-	unsigned i;
-
-	(void)dst;
-	if (sequence_of(c, f, v, PC_MAX_PODS, sizeof(*c->pods), &states) < 0)
-		return -1;
 	c->pods = states;
-	start = v->data.sequence.items.start;
-	for (it = start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *p = cfg_node_at(c, *it);
-
-		i = (unsigned)(it - start);
-		if (i == PC_MAX_PODS)
-			return cfg_fail_at(c, cfg_mark_of(p),
-					   "too many pods (at most %d)", PC_MAX_PODS);
-		if (cfg_expect_item(c, "pods", i, p, YAML_MAPPING_NODE) < 0)
-			return -1;
-		c->pods[i].node = p;
-		c->pods[i].pod.mark = cfg_mark_of(p);
-		c->npods = i + 1;
-		snprintf(where, sizeof(where), "in pods[%u]", i);
-		if (cfg_parse_mapping(c, p, where, pod_fields, &c->pods[i]) < 0)
-			return -1;
-	}
-	return 0;
+	c->npods = n;
 }
+
+static const struct sequence uplinks = {
+	PC_MAX_UPLINKS, sizeof(struct uplink_state), uplink_fields,
+	offsetof(struct uplink_state, node), offsetof(struct uplink_state, up.mark),
+	keep_uplinks,
+};
+
+static const struct sequence pods = {
+	PC_MAX_PODS, sizeof(struct pod_state), pod_fields,
+	offsetof(struct pod_state, node), offsetof(struct pod_state, pod.mark),
+	keep_pods,
+};
 
 const struct field cfg_top_fields[] = {
-	FIELD("appliance", handle_appliance, struct ctx, cfg, true),
+	MAPPING("appliance", handle_mapping, struct ctx, cfg, appliance_fields, true),
 	FIELD("window", handle_window, struct ctx, cfg.window_ns, false),
 	FIELD("max_frame", handle_max_frame, struct ctx, cfg.max_frame, false),
-	FIELD("defaults", handle_defaults, struct ctx, defaults, false),
-	FIELD("dpdk", handle_dpdk, struct ctx, cfg.dpdk, false),
+	MAPPING("defaults", handle_defaults, struct ctx, defaults, limits_fields, false),
+	MAPPING("dpdk", handle_mapping, struct ctx, cfg.dpdk, dpdk_fields, false),
 	/* these fill the context's uplink and pod states */
-	{ "uplinks", handle_uplinks, 0, 0, true },
-	{ "pods", handle_pods, 0, 0, true },
+	SEQUENCE("uplinks", &uplinks, true),
+	SEQUENCE("pods", &pods, true),
 	END_OF_FIELDS,
 };

@@ -68,6 +68,7 @@ struct ctx {
 /* The walker (config_walk.c): mappings read with tables of keys */
 
 struct field;
+struct sequence;
 typedef int (*handler_fn)(struct ctx *c, const struct field *f,
 			  yaml_node_t *val, void *dst);
 
@@ -78,8 +79,9 @@ struct field {
 	size_t off;
 	size_t size;			/* of the destination, for strings */
 	bool required;
+	const struct field *fields;	/* a mapping's keys */
+	const struct sequence *items;	/* a sequence's items (config_fields.c) */
 };
-
 
 struct pc_mark cfg_mark_of(const yaml_node_t *n);
 yaml_node_t *cfg_node_at(const struct ctx *c, int index);
