@@ -135,17 +135,30 @@ handle_listen(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
+typedef int (*quantity_fn)(const char *s, uint64_t *out, struct pc_error *err);
+
+/* A rate, size or duration (units.h), in base units. */
 static int
-handle_window(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+get_quantity(struct ctx *c, const struct field *f, const yaml_node_t *v, quantity_fn parse,
+	     uint64_t *out)
 {
-	uint64_t *ns = dst;
 	const char *s;
 	struct pc_error e;
 
 	if (cfg_get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (pc_parse_duration(s, ns, &e) < 0)
+	if (parse(s, out, &e) < 0)
 		return cfg_fail_value(c, f->key, v, e.msg);
+	return 0;
+}
+
+static int
+handle_window(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	uint64_t *ns = dst;
+
+	if (get_quantity(c, f, v, pc_parse_duration, ns) < 0)
+		return -1;
 	if (*ns < MIN_WINDOW_NS)
 		return cfg_fail_value(c, f->key, v, "must be at least 100ms");
 	if (*ns % MS_NS != 0)
@@ -158,14 +171,10 @@ static int
 handle_max_frame(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	uint32_t *max_frame = dst;
-	const char *s;
-	struct pc_error e;
 	uint64_t bytes;
 
-	if (cfg_get_scalar(c, f, v, &s) < 0)
+	if (get_quantity(c, f, v, pc_parse_size, &bytes) < 0)
 		return -1;
-	if (pc_parse_size(s, &bytes, &e) < 0)
-		return cfg_fail_value(c, f->key, v, e.msg);
 	if (bytes < MIN_MAX_FRAME || bytes > MAX_MAX_FRAME)
 		return cfg_fail_value(c, f->key, v, "must be 64B to 16KiB");
 	*max_frame = (uint32_t)bytes;
@@ -176,13 +185,9 @@ static int
 handle_cap(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	struct limits_spec *lim = dst;
-	const char *s;
-	struct pc_error e;
 
-	if (cfg_get_scalar(c, f, v, &s) < 0)
+	if (get_quantity(c, f, v, pc_parse_rate, &lim->cap_bps) < 0)
 		return -1;
-	if (pc_parse_rate(s, &lim->cap_bps, &e) < 0)
-		return cfg_fail_value(c, f->key, v, e.msg);
 	if (lim->cap_bps == 0)
 		return cfg_fail_value(c, f->key, v, "must be greater than 0");
 	lim->has_cap = true;
@@ -235,17 +240,12 @@ handle_mode(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 }
 
 static int
-handle_queue_delay(struct ctx *c, const struct field *f, yaml_node_t *v,
-		   void *dst)
+handle_queue_delay(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	struct limits_spec *lim = dst;
-	const char *s;
-	struct pc_error e;
 
-	if (cfg_get_scalar(c, f, v, &s) < 0)
+	if (get_quantity(c, f, v, pc_parse_duration, &lim->queue_delay_ns) < 0)
 		return -1;
-	if (pc_parse_duration(s, &lim->queue_delay_ns, &e) < 0)
-		return cfg_fail_value(c, f->key, v, e.msg);
 	lim->has_queue_delay = true;
 	return 0;
 }
@@ -313,13 +313,9 @@ static int
 handle_memory(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	uint64_t *bytes = dst;
-	const char *s;
-	struct pc_error e;
 
-	if (cfg_get_scalar(c, f, v, &s) < 0)
+	if (get_quantity(c, f, v, pc_parse_size, bytes) < 0)
 		return -1;
-	if (pc_parse_size(s, bytes, &e) < 0)
-		return cfg_fail_value(c, f->key, v, e.msg);
 	/* the EAL takes -m in MiB */
 	if (*bytes == 0 || *bytes % (1ULL << 20) != 0)
 		return cfg_fail_value(c, f->key, v,
@@ -327,84 +323,92 @@ handle_memory(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
+/* Sequences */
+
+typedef int (*item_fn)(struct ctx *c, unsigned i, yaml_node_t *item, void *obj);
+
+/*
+ * Calls `each` on the items of sequence v, at most `max` of them: one
+ * more is "too many WHAT (at most MAX)", at it.
+ */
 static int
-handle_args(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+each_item(struct ctx *c, yaml_node_t *v, unsigned max, const char *what, item_fn each,
+	  void *obj)
 {
-	struct pc_dpdk *dpdk = dst;
-	yaml_node_item_t *it, *start;
-	char where[32];
-	unsigned i;
+	yaml_node_item_t *it, *start = v->data.sequence.items.start;
 
-	if (cfg_expect(c, f, v, YAML_SEQUENCE_NODE) < 0)
-		return -1;
-	start = v->data.sequence.items.start;
 	for (it = start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *a = cfg_node_at(c, *it);
+		yaml_node_t *item = cfg_node_at(c, *it);
+		unsigned i = (unsigned)(it - start);
 
-		i = (unsigned)(it - start);
-		if (i == MAX_DPDK_ARGS)
-			return cfg_fail_at(c, cfg_mark_of(a),
-					   "too many dpdk args (at most %d)",
-					   MAX_DPDK_ARGS);
-		if (cfg_expect_item(c, "dpdk.args", i, a, YAML_SCALAR_NODE) < 0)
+		if (i == max)
+			return cfg_fail_at(c, cfg_mark_of(item), "too many %s (at most %u)", what,
+					   max);
+		if (each(c, i, item, obj) < 0)
 			return -1;
-		snprintf(where, sizeof(where), "args[%u]", i);
-		if (cfg_scalar_checked(c, where, a) < 0)
-			return -1;
-		if (a->data.scalar.length >= PC_DEVARGS_LEN)
-			return cfg_fail_value(c, where, a, "longer than 255 characters");
-		snprintf(dpdk->args[i], PC_DEVARGS_LEN, "%s",
-			 (const char *)a->data.scalar.value);
-		dpdk->nargs = i + 1;
 	}
 	return 0;
 }
 
-/* Prefixes */
+static int
+read_arg(struct ctx *c, unsigned i, yaml_node_t *a, void *obj)
+{
+	struct pc_dpdk *dpdk = obj;
+	char where[32];
+
+	if (cfg_expect_item(c, "dpdk.args", i, a, YAML_SCALAR_NODE) < 0)
+		return -1;
+	snprintf(where, sizeof(where), "args[%u]", i);
+	if (cfg_scalar_checked(c, where, a) < 0)
+		return -1;
+	if (a->data.scalar.length >= PC_DEVARGS_LEN)
+		return cfg_fail_value(c, where, a, "longer than 255 characters");
+	snprintf(dpdk->args[i], PC_DEVARGS_LEN, "%s", (const char *)a->data.scalar.value);
+	dpdk->nargs = i + 1;
+	return 0;
+}
 
 static int
-parse_prefix(struct ctx *c, yaml_node_t *v, struct pc_prefix *p)
+handle_args(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	struct pc_error e;
+	if (cfg_expect(c, f, v, YAML_SEQUENCE_NODE) < 0)
+		return -1;
+	return each_item(c, v, MAX_DPDK_ARGS, "dpdk args", read_arg, dst);
+}
 
+static int
+read_prefix(struct ctx *c, unsigned i, yaml_node_t *v, void *obj)
+{
+	struct pc_pod *pod = obj;
+	struct pc_prefix *p = &pod->prefixes[i];
+	struct pc_error e;
+	char name[64];
+
+	/* c->where is "in pods[N]" */
+	snprintf(name, sizeof(name), "%s.prefixes", c->where + 3);
+	if (cfg_expect_item(c, name, i, v, YAML_SCALAR_NODE) < 0 ||
+	    cfg_scalar_checked(c, "prefix", v) < 0)
+		return -1;
 	if (cfg_parse_prefix((const char *)v->data.scalar.value, p, &e) < 0)
 		return cfg_fail_value(c, "prefix", v, e.msg);
 	p->mark = cfg_mark_of(v);
+	pod->nprefixes = i + 1;
 	return 0;
 }
 
 static int
 handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	struct pc_pod *pod = dst;
-	yaml_node_item_t *it, *start;
-	char name[64];
-	unsigned i;
+	char what[64];
 
 	if (cfg_expect(c, f, v, YAML_SEQUENCE_NODE) < 0)
 		return -1;
-	start = v->data.sequence.items.start;
-	if (start == v->data.sequence.items.top)
+	if (v->data.sequence.items.start == v->data.sequence.items.top)
 		return cfg_fail_at(c, cfg_mark_of(v), "empty prefix list %s (leave out "
 				   "'prefixes' for a pod alone on its uplink)",
 				   c->where);
-	for (it = start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *p = cfg_node_at(c, *it);
-
-		i = (unsigned)(it - start);
-		if (i == PC_MAX_PREFIXES)
-			return cfg_fail_at(c, cfg_mark_of(p),
-					   "too many prefixes %s (at most %d)",
-					   c->where, PC_MAX_PREFIXES);
-		/* c->where is "in pods[N]" */
-		snprintf(name, sizeof(name), "%s.prefixes", c->where + 3);
-		if (cfg_expect_item(c, name, i, p, YAML_SCALAR_NODE) < 0 ||
-		    cfg_scalar_checked(c, "prefix", p) < 0 ||
-		    parse_prefix(c, p, &pod->prefixes[i]) < 0)
-			return -1;
-		pod->nprefixes = i + 1;
-	}
-	return 0;
+	snprintf(what, sizeof(what), "prefixes %s", c->where);
+	return each_item(c, v, PC_MAX_PREFIXES, what, read_prefix, dst);
 }
 
 /* Mappings */
@@ -518,39 +522,41 @@ sequence_of(struct ctx *c, const struct field *f, yaml_node_t *v, unsigned max,
 	return (int)n;
 }
 
+/* The states of a sequence's items, as read_state() fills them. */
+struct seq_states {
+	const struct sequence *seq;
+	const char *key;
+	char *v;
+};
+
+static int
+read_state(struct ctx *c, unsigned i, yaml_node_t *item, void *obj)
+{
+	const struct seq_states *st = obj;
+	char where[32], *state = st->v + i * st->seq->size;
+
+	if (cfg_expect_item(c, st->key, i, item, YAML_MAPPING_NODE) < 0)
+		return -1;
+	*(yaml_node_t **)(state + st->seq->node) = item;
+	*(struct pc_mark *)(state + st->seq->mark) = cfg_mark_of(item);
+	snprintf(where, sizeof(where), "in %s[%u]", st->key, i);
+	return cfg_parse_mapping(c, item, where, st->seq->fields, state);
+}
+
 static int
 handle_sequence(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	const struct sequence *seq = f->items;
-	yaml_node_item_t *it, *start;
-	char where[32], *state;
+	struct seq_states st = { f->items, f->key, NULL };
 	void *states = NULL;
-	unsigned i;
 	int n;
 
 	(void)dst;
-	n = sequence_of(c, f, v, seq->max, seq->size, &states);
+	n = sequence_of(c, f, v, st.seq->max, st.seq->size, &states);
 	if (n < 0)
 		return -1;
-	seq->keep(c, states, (unsigned)n);
-	start = v->data.sequence.items.start;
-	for (it = start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *item = cfg_node_at(c, *it);
-
-		i = (unsigned)(it - start);
-		if (i == seq->max)
-			return cfg_fail_at(c, cfg_mark_of(item), "too many %s (at most %u)",
-					   f->key, seq->max);
-		if (cfg_expect_item(c, f->key, i, item, YAML_MAPPING_NODE) < 0)
-			return -1;
-		state = (char *)states + i * seq->size;
-		*(yaml_node_t **)(state + seq->node) = item;
-		*(struct pc_mark *)(state + seq->mark) = cfg_mark_of(item);
-		snprintf(where, sizeof(where), "in %s[%u]", f->key, i);
-		if (cfg_parse_mapping(c, item, where, seq->fields, state) < 0)
-			return -1;
-	}
-	return 0;
+	st.seq->keep(c, states, (unsigned)n);
+	st.v = states;
+	return each_item(c, v, st.seq->max, f->key, read_state, &st);
 }
 
 static void
