@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,48 +83,64 @@ pod_id(const struct ctx *c, unsigned i)
 	return c->pods[i].pod.id;
 }
 
+static const yaml_node_t *
+uplink_node(const struct ctx *c, unsigned i)
+{
+	return c->uplinks[i].node;
+}
+
+static const yaml_node_t *
+pod_node(const struct ctx *c, unsigned i)
+{
+	return c->pods[i].node;
+}
+
+/*
+ * The n names name_of() gives are unique: else "duplicate WHAT 'x'", at
+ * the `key` of the later one, naming where the first was declared.
+ */
 static int
-check_names(struct ctx *c)
+check_unique(struct ctx *c, const char *what, const char *key, unsigned n,
+	     const char *(*name_of)(const struct ctx *, unsigned),
+	     const yaml_node_t *(*node_of)(const struct ctx *, unsigned))
 {
 	unsigned later = 0, first = 0;
 	struct pc_mark m;
-	int r;
+	int r = find_duplicate(name_of, c, n, &later, &first);
 
-	r = find_duplicate(uplink_name, c, c->nuplinks, &later, &first);
-	if (r > 0) {
-		m = cfg_key_mark(c, c->uplinks[first].node, "name");
-		return cfg_fail_at(c, cfg_key_mark(c, c->uplinks[later].node, "name"),
-				   "duplicate uplink name '%s' (first declared at %u:%u)",
-				   uplink_name(c, later), m.line, m.col);
-	}
-	if (r == 0)
-		r = find_duplicate(pod_id, c, c->npods, &later, &first);
-	if (r > 0) {
-		m = cfg_key_mark(c, c->pods[first].node, "id");
-		return cfg_fail_at(c, cfg_key_mark(c, c->pods[later].node, "id"),
-				   "duplicate pod id '%s' (first declared at %u:%u)",
-				   pod_id(c, later), m.line, m.col);
-	}
 	if (r < 0)
 		return cfg_fail_at(c, c->err->mark, "out of memory");
-	return 0;
+	if (r == 0)
+		return 0;
+	m = cfg_key_mark(c, node_of(c, first), key);
+	return cfg_fail_at(c, cfg_key_mark(c, node_of(c, later), key),
+			   "duplicate %s '%s' (first declared at %u:%u)", what, name_of(c, later),
+			   m.line, m.col);
+}
+
+static int
+check_names(struct ctx *c)
+{
+	if (check_unique(c, "uplink name", "name", c->nuplinks, uplink_name, uplink_node) < 0)
+		return -1;
+	return check_unique(c, "pod id", "id", c->npods, pod_id, pod_node);
 }
 
 static int
 check_references(struct ctx *c)
 {
 	struct pod_state *ps;
-	unsigned i, u;
+	unsigned i;
+	int u;
 
 	for (i = 0; i < c->npods; i++) {
 		ps = &c->pods[i];
-		for (u = 0; u < c->nuplinks; u++)
-			if (strcmp(c->uplinks[u].up.name, ps->uplink) == 0)
-				break;
-		if (u == c->nuplinks)
+		u = cfg_find_name(c->uplinks, c->nuplinks, sizeof(*c->uplinks),
+				  offsetof(struct uplink_state, up.name), ps->uplink);
+		if (u < 0)
 			return cfg_fail_at(c, cfg_key_mark(c, ps->node, "uplink"),
 					   "no uplink named '%s'", ps->uplink);
-		ps->pod.uplink = u;
+		ps->pod.uplink = (unsigned)u;
 		c->uplinks[u].up.npods++;
 	}
 	return 0;

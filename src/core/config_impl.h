@@ -120,6 +120,14 @@ int cfg_fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
 int cfg_fail_value(struct ctx *c, const char *key, const yaml_node_t *v,
 		   const char *why);
 
+/* Lookups (config_load.c) */
+
+/*
+ * Index of the first of n items, size bytes apart, whose name (a string
+ * at `off` in each) is `name`; -1 if none.
+ */
+int cfg_find_name(const void *items, unsigned n, size_t size, size_t off, const char *name);
+
 /* The keys of a pod map (config_fields.c) */
 
 /* The top level; the object it fills is the struct ctx. */

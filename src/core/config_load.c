@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,23 +259,27 @@ pc_config_free(struct pc_config *cfg)
 }
 
 int
-pc_config_find_pod(const struct pc_config *cfg, const char *id)
+cfg_find_name(const void *items, unsigned n, size_t size, size_t off, const char *name)
 {
+	const char *item = items;
 	unsigned i;
 
-	for (i = 0; i < cfg->npods; i++)
-		if (strcmp(cfg->pods[i].id, id) == 0)
+	for (i = 0; i < n; i++, item += size)
+		if (strcmp(item + off, name) == 0)
 			return (int)i;
 	return -1;
 }
 
 int
+pc_config_find_pod(const struct pc_config *cfg, const char *id)
+{
+	return cfg_find_name(cfg->pods, cfg->npods, sizeof(*cfg->pods),
+			     offsetof(struct pc_pod, id), id);
+}
+
+int
 pc_config_find_uplink(const struct pc_config *cfg, const char *name)
 {
-	unsigned i;
-
-	for (i = 0; i < cfg->nuplinks; i++)
-		if (strcmp(cfg->uplinks[i].name, name) == 0)
-			return (int)i;
-	return -1;
+	return cfg_find_name(cfg->uplinks, cfg->nuplinks, sizeof(*cfg->uplinks),
+			     offsetof(struct pc_uplink, name), name);
 }
