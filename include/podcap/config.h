@@ -2,8 +2,8 @@
 /*
  * The pod map: the operator's declaration of pods, uplinks and caps.
  *
- * Loaded with libyaml; every error carries the 1-based line and column of
- * the offending node. After a successful load the configuration is fully
+ * Loaded with libyaml; every mistake in the file is reported with the
+ * 1-based line and column of the offending node (struct pc_error). After a successful load the configuration is fully
  * validated: the data path never has to check it again.
  */
 #ifndef PODCAP_CONFIG_H
@@ -87,8 +87,9 @@ struct pc_config {
 };
 
 /*
- * Loads and validates a pod map. Returns 0, or -1 with *err filled and *cfg
- * left zeroed (nothing to free). On success free with pc_config_free().
+ * Loads and validates a pod map. Returns 0, or -1 with *err filled (err
+ * may be NULL, as everywhere in the core: podcap/error.h) and *cfg left
+ * zeroed (nothing to free). On success free with pc_config_free().
  */
 int pc_config_load(const char *path, struct pc_config *cfg, struct pc_error *err);
 /* The same from memory; `name` stands in for the file name in errors. */

@@ -109,7 +109,7 @@ check_unique(struct ctx *c, const char *what, const char *key, unsigned n,
 	int r = find_duplicate(name_of, c, n, &later, &first);
 
 	if (r < 0)
-		return cfg_fail_at(c, c->err->mark, "out of memory");
+		return cfg_fail_at(c, CFG_NO_MARK, "out of memory");
 	if (r == 0)
 		return 0;
 	m = cfg_key_mark(c, node_of(c, first), key);
@@ -176,7 +176,7 @@ check_ports(struct ctx *c)
 
 	ids = calloc(n, sizeof(*ids));
 	if (ids == NULL)
-		return cfg_fail_at(c, c->err->mark, "out of memory");
+		return cfg_fail_at(c, CFG_NO_MARK, "out of memory");
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct uplink_state *us = &c->uplinks[i / 2];
 
@@ -318,7 +318,7 @@ check_overlaps(struct ctx *c)
 		return 0;
 	e = calloc(n, sizeof(*e));
 	if (e == NULL)
-		return cfg_fail_at(c, c->err->mark, "out of memory");
+		return cfg_fail_at(c, CFG_NO_MARK, "out of memory");
 	n = 0;
 	for (i = 0; i < c->npods; i++) {
 		for (k = 0; k < c->pods[i].pod.nprefixes; k++, n++) {
@@ -338,7 +338,7 @@ check_overlaps(struct ctx *c)
 				a, b, c->pods[e[first].pod].pod.id,
 				e[first].p->mark.line, e[first].p->mark.col);
 	} else if (r < 0) {
-		r = cfg_fail_at(c, c->err->mark, "out of memory");
+		r = cfg_fail_at(c, CFG_NO_MARK, "out of memory");
 	}
 	free(e);
 	return r;

@@ -51,6 +51,7 @@ struct pod_state {
 };
 
 struct ctx {
+	const char *name;		/* of the file, for errors */
 	const char *text;
 	size_t len;
 	yaml_document_t *doc;
@@ -110,10 +111,16 @@ int cfg_get_scalar(struct ctx *c, const struct field *f, const yaml_node_t *v,
 struct pc_mark cfg_key_mark(const struct ctx *c, const yaml_node_t *map,
 			    const char *key);
 
+/* The position of an error of the whole file: "file: msg", no line, no caret. */
+#define CFG_NO_MARK ((struct pc_mark){ 0, 0 })
+
 /*
- * Sets c->err to "msg" at m, with the line of the file at m (for the
- * caret); m is 0:0 for an error of the whole file. Returns -1.
+ * Places the error already set in err (pc_error_set, pc_error_errno) in
+ * `file` at m, with the line of text at m for the caret. Returns -1.
  */
+int cfg_error_at(struct pc_error *err, const char *file, const char *text, size_t len,
+		 struct pc_mark m);
+/* pc_error_set() on c->err, then cfg_error_at() in the file being read. Returns -1. */
 int cfg_fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "invalid KEY 'VALUE' in WHERE: WHY", at the value v (a scalar). */

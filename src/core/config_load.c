@@ -12,7 +12,6 @@
  * the caller.
  */
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <yaml.h>
 
 #include "podcap/config.h"
+#include "podcap/error.h"
 #include "podcap/units.h"
 
 #include "config_impl.h"
@@ -80,7 +80,7 @@ yaml_failure(struct ctx *c, const yaml_parser_t *p)
 
 	switch (p->error) {
 	case YAML_MEMORY_ERROR:
-		return cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+		return cfg_fail_at(c, CFG_NO_MARK, "out of memory");
 	case YAML_READER_ERROR:
 		return cfg_fail_at(c, offset_mark(c->text, c->len, p->problem_offset),
 				   "invalid YAML: %s", problem);
@@ -119,7 +119,7 @@ move_out(struct ctx *c)
 		free(cfg->pods);
 		cfg->uplinks = NULL;
 		cfg->pods = NULL;
-		return cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+		return cfg_fail_at(c, CFG_NO_MARK, "out of memory");
 	}
 	for (i = 0; i < c->nuplinks; i++)
 		cfg->uplinks[i] = c->uplinks[i].up;
@@ -139,7 +139,7 @@ load_document(struct ctx *c, yaml_parser_t *parser)
 
 	root = yaml_document_get_root_node(c->doc);
 	if (root == NULL)
-		return cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "the pod map is empty");
+		return cfg_fail_at(c, CFG_NO_MARK, "the pod map is empty");
 	if (root->type != YAML_MAPPING_NODE)
 		return cfg_fail_at(c, cfg_mark_of(root),
 				   "expected a mapping at the top level, got %s",
@@ -161,6 +161,13 @@ load_document(struct ctx *c, yaml_parser_t *parser)
 	return move_out(c);
 }
 
+/* The error just set in err is about the file as a whole: "path: msg". */
+static int
+in_file(struct pc_error *err, const char *path)
+{
+	return cfg_error_at(err, path, NULL, 0, CFG_NO_MARK);
+}
+
 int
 pc_config_load_buffer(const char *name, const char *text, size_t len,
 		      struct pc_config *cfg, struct pc_error *err)
@@ -171,16 +178,15 @@ pc_config_load_buffer(const char *name, const char *text, size_t len,
 	int rc = -1;
 
 	memset(cfg, 0, sizeof(*cfg));
-	memset(err, 0, sizeof(*err));
 	if (name == NULL)
 		name = "<buffer>";
-	snprintf(err->file, sizeof(err->file), "%s", name);
 	/* a struct pc_config is large; keep it off the stack */
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -1;
+		pc_error_set(err, "out of memory");
+		return in_file(err, name);
 	}
+	c->name = name;
 	c->text = text;
 	c->len = len;
 	c->err = err;
@@ -188,7 +194,7 @@ pc_config_load_buffer(const char *name, const char *text, size_t len,
 	set_defaults(c);
 	snprintf(c->cfg.path, sizeof(c->cfg.path), "%s", name);
 	if (!yaml_parser_initialize(&parser)) {
-		cfg_fail_at(c, (struct pc_mark){ 0, 0 }, "out of memory");
+		cfg_fail_at(c, CFG_NO_MARK, "out of memory");
 		goto out;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -217,29 +223,24 @@ pc_config_load(const char *path, struct pc_config *cfg, struct pc_error *err)
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	memset(err, 0, sizeof(*err));
-	snprintf(err->file, sizeof(err->file), "%s", path);
 	f = fopen(path, "rb");
 	if (f == NULL) {
-		snprintf(err->msg, sizeof(err->msg), "cannot open: %s",
-			 strerror(errno));
-		return -1;
+		pc_error_errno(err, "cannot open");
+		return in_file(err, path);
 	}
 	text = malloc(MAX_FILE_SIZE + 1);
 	if (text == NULL) {
 		fclose(f);
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -1;
+		pc_error_set(err, "out of memory");
+		return in_file(err, path);
 	}
 	n = fread(text, 1, MAX_FILE_SIZE + 1, f);
 	if (ferror(f)) {
-		snprintf(err->msg, sizeof(err->msg), "cannot read: %s",
-			 strerror(errno));
-		rc = -1;
+		pc_error_errno(err, "cannot read");
+		rc = in_file(err, path);
 	} else if (n > MAX_FILE_SIZE) {
-		snprintf(err->msg, sizeof(err->msg), "larger than %u MiB",
-			 MAX_FILE_SIZE >> 20);
-		rc = -1;
+		pc_error_set(err, "larger than %u MiB", MAX_FILE_SIZE >> 20);
+		rc = in_file(err, path);
 	} else {
 		rc = pc_config_load_buffer(path, text, n, cfg, err);
 	}

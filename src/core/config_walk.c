@@ -70,17 +70,28 @@ quote(const char *s, char *buf, size_t n)
 }
 
 int
+cfg_error_at(struct pc_error *err, const char *file, const char *text, size_t len,
+	     struct pc_mark m)
+{
+	if (err == NULL)
+		return -1;
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	err->mark = m;
+	source_line(text, len, m.line, err->line_text, sizeof(err->line_text));
+	return -1;
+}
+
+int
 cfg_fail_at(struct ctx *c, struct pc_mark m, const char *fmt, ...)
 {
+	char msg[PC_ERR_MSG_LEN];
 	va_list ap;
 
-	c->err->mark = m;
 	va_start(ap, fmt);
-	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	source_line(c->text, c->len, m.line, c->err->line_text,
-		    sizeof(c->err->line_text));
-	return -1;
+	pc_error_set(c->err, "%s", msg);
+	return cfg_error_at(c->err, c->name, c->text, c->len, m);
 }
 
 int
