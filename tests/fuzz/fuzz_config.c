@@ -3,10 +3,10 @@
  * libFuzzer target for the pod-map loader (include/podcap/config.h): any
  * bytes as a pod map. Besides memory errors and undefined behaviour under
  * the sanitizers, it aborts when the loader breaks its contract: a refused
- * map leaves an error message and nothing to free; an accepted one is
- * fully valid (every pod on a declared uplink, prefixes with their host
- * bits zero, ids found again by name) and has one canonical form and
- * digest, the same on every load.
+ * map leaves an error message and nothing to free, and is refused just the
+ * same without a struct pc_error; an accepted one is fully valid (every pod
+ * on a declared uplink, prefixes with their host bits zero, ids found again
+ * by name) and has one canonical form and digest, the same on every load.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,9 +30,11 @@ devnull(void)
 }
 
 static void
-check_refused(const struct pc_config *cfg, const struct pc_error *err)
+check_refused(const struct pc_config *cfg, const struct pc_error *err, const char *text,
+	      size_t size)
 {
 	static const struct pc_config zero;
+	struct pc_config again;
 
 	if (memcmp(cfg, &zero, sizeof(zero)) != 0)
 		abort();
@@ -40,6 +42,9 @@ check_refused(const struct pc_config *cfg, const struct pc_error *err)
 	    memchr(err->line_text, '\0', sizeof(err->line_text)) == NULL)
 		abort();
 	pc_error_print(err, devnull());
+	if (pc_config_load_buffer("fuzz.yaml", text, size, &again, NULL) != -1 ||
+	    memcmp(&again, &zero, sizeof(zero)) != 0)
+		abort();
 }
 
 static void
@@ -105,7 +110,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sodium_init() < 0)
 		abort();
 	if (pc_config_load_buffer("fuzz.yaml", (const char *)data, size, &cfg, &err) != 0) {
-		check_refused(&cfg, &err);
+		check_refused(&cfg, &err, (const char *)data, size);
 		return 0;
 	}
 	check_accepted(&cfg, (const char *)data, size);

@@ -23,6 +23,8 @@
 
 #include "podcap/config.h"
 
+#include "testutil.h"
+
 #define BAD_DIR		PC_SOURCE_ROOT "/tests/config/bad"
 #define GOOD_DIR	PC_SOURCE_ROOT "/tests/config/good"
 #define EXAMPLE		PC_SOURCE_ROOT "/config/example-72gpu.yaml"
@@ -589,6 +591,62 @@ test_missing_file(void **state)
 	free(text);
 }
 
+/* Errors of the file as a whole: its name and the reason, no position. */
+static void
+test_file_errors(void **state)
+{
+	char dir[PC_PATH_LEN], *big, *want, *text;
+	struct pc_config cfg;
+	struct pc_error err;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(pc_test_tmpdir(dir, sizeof(dir), "config"), 0);
+	assert_int_equal(pc_config_load(dir, &cfg, &err), -1);
+	assert_true(is_zero(&cfg, sizeof(cfg)));
+	assert_string_equal(err.file, dir);
+	assert_int_equal(err.mark.line, 0);
+	text = printed(&err);
+	assert_true(asprintf(&want, "%s: cannot read: Is a directory\n", dir) > 0);
+	assert_string_equal(text, want);
+	free(text);
+	free(want);
+
+	/* one byte over 16 MiB, all of it a comment */
+	assert_true(asprintf(&big, "%s/big.yaml", dir) > 0);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	for (size_t i = 0; i <= 16u << 20; i++)
+		fputc('#', f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(pc_config_load(big, &cfg, &err), -1);
+	text = printed(&err);
+	assert_true(asprintf(&want, "%s: larger than 16 MiB\n", big) > 0);
+	assert_string_equal(text, want);
+	free(text);
+	free(want);
+	free(big);
+	pc_test_rm_rf(dir);
+}
+
+/* As everywhere in the core, a caller may pass no struct pc_error. */
+static void
+test_null_error(void **state)
+{
+	const char *bad = "appliance: {id: buf}\n";
+	struct pc_config cfg;
+
+	(void)state;
+	assert_int_equal(pc_config_load_buffer("inline", bad, strlen(bad), &cfg, NULL), -1);
+	assert_true(is_zero(&cfg, sizeof(cfg)));
+	assert_int_equal(pc_config_load("/nonexistent/podmap.yaml", &cfg, NULL), -1);
+	assert_int_equal(pc_config_load(BAD_DIR "/prefix-overlap-pods.yaml", &cfg, NULL), -1);
+	assert_int_equal(pc_config_load_buffer("inline", small_map, strlen(small_map), &cfg,
+					       NULL), 0);
+	assert_string_equal(cfg.pods[0].id, "p0");
+	pc_config_free(&cfg);
+}
+
 /*
  * A map of `npods` pods with `nprefixes` /30s each on one uplink. With
  * `overlap`, the last pod's last prefix falls inside the first pod's first.
@@ -688,6 +746,8 @@ main(void)
 		cmocka_unit_test(test_error_print_alignment),
 		cmocka_unit_test(test_load_buffer),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_null_error),
 		cmocka_unit_test(test_limits),
 	};
 
