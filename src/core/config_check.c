@@ -249,6 +249,13 @@ burst_bytes(uint64_t cap_bps, const struct limits_spec *spec, uint64_t *bytes)
 	return 0;
 }
 
+/* The mapping (a pod's, the defaults', or none) sets `key` itself. */
+static bool
+declares(const struct ctx *c, const yaml_node_t *map, const char *key)
+{
+	return cfg_value_of(c, map, key) != NULL;
+}
+
 /*
  * The node an operator should change when a pod's burst is wrong: the burst
  * they wrote, else the cap a time burst was resolved against, else the
@@ -257,13 +264,13 @@ burst_bytes(uint64_t cap_bps, const struct limits_spec *spec, uint64_t *bytes)
 static struct pc_mark
 burst_origin(const struct ctx *c, const struct pod_state *ps)
 {
-	if (ps->lim.has_burst)
+	if (declares(c, ps->node, "burst"))
 		return cfg_key_mark(c, ps->node, "burst");
-	if (c->defaults.burst_is_time && ps->lim.has_cap)
+	if (c->defaults.burst_is_time && declares(c, ps->node, "cap"))
 		return cfg_key_mark(c, ps->node, "cap");
-	if (c->defaults.has_burst)
+	if (declares(c, c->defaults_node, "burst"))
 		return cfg_key_mark(c, c->defaults_node, "burst");
-	if (c->defaults.burst_is_time && c->defaults.has_cap)
+	if (c->defaults.burst_is_time && declares(c, c->defaults_node, "cap"))
 		return cfg_key_mark(c, c->defaults_node, "cap");
 	return ps->pod.mark;
 }
@@ -286,11 +293,11 @@ resolve_limits(struct ctx *c)
 		const struct limits_spec *s = &ps->lim;
 		struct pc_limits *l = &ps->pod.limits;
 
-		l->cap_bps = s->has_cap ? s->cap_bps : d->cap_bps;
-		l->mode = s->has_mode ? s->mode : d->mode;
-		l->queue_delay_ns = s->has_queue_delay ? s->queue_delay_ns :
+		l->cap_bps = declares(c, ps->node, "cap") ? s->cap_bps : d->cap_bps;
+		l->mode = declares(c, ps->node, "mode") ? s->mode : d->mode;
+		l->queue_delay_ns = declares(c, ps->node, "queue_delay") ? s->queue_delay_ns :
 		    d->queue_delay_ns;
-		if (burst_bytes(l->cap_bps, s->has_burst ? s : d,
+		if (burst_bytes(l->cap_bps, declares(c, ps->node, "burst") ? s : d,
 				&l->burst_bytes) < 0)
 			return cfg_fail_at(c, burst_origin(c, ps),
 					   "burst of pod '%s' is out of range",

@@ -29,6 +29,7 @@
 #define MIN_MAX_FRAME		64
 #define MAX_MAX_FRAME		16384
 #define MAX_DPDK_ARGS		16
+#define MIB			(1ULL << 20)
 
 /* Scalar handlers */
 
@@ -137,60 +138,60 @@ handle_listen(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 typedef int (*quantity_fn)(const char *s, uint64_t *out, struct pc_error *err);
 
-/* A rate, size or duration (units.h), in base units. */
+/*
+ * A rate, size or duration (units.h) in base units: at least `min`, at most
+ * `max` (0: no bound) and a whole number of `step` (0: any).
+ */
+struct quantity {
+	quantity_fn parse;
+	uint64_t min, max, step;
+	const char *out_of_range;	/* why, below min or above max */
+	const char *off_step;		/* why, not a whole number of steps */
+};
+
+static const struct quantity window = {
+	pc_parse_duration, MIN_WINDOW_NS, 0, MS_NS,
+	"must be at least 100ms", "must be a whole number of milliseconds",
+};
+
+static const struct quantity max_frame = {
+	pc_parse_size, MIN_MAX_FRAME, MAX_MAX_FRAME, 0, "must be 64B to 16KiB", NULL,
+};
+
+static const struct quantity cap = {
+	pc_parse_rate, 1, 0, 0, "must be greater than 0", NULL,
+};
+
+static const struct quantity queue_delay = { pc_parse_duration, 0, 0, 0, NULL, NULL };
+
+/* the EAL takes -m in MiB */
+static const struct quantity memory = {
+	pc_parse_size, MIB, 0, MIB,
+	"must be a whole number of MiB, at least 1MiB",
+	"must be a whole number of MiB, at least 1MiB",
+};
+
+/* A quantity bounded as f->data says, into a uint64_t or (max_frame) a uint32_t. */
 static int
-get_quantity(struct ctx *c, const struct field *f, const yaml_node_t *v, quantity_fn parse,
-	     uint64_t *out)
+handle_quantity(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
+	const struct quantity *q = f->data;
 	const char *s;
 	struct pc_error e;
+	uint64_t n;
 
 	if (cfg_get_scalar(c, f, v, &s) < 0)
 		return -1;
-	if (parse(s, out, &e) < 0)
+	if (q->parse(s, &n, &e) < 0)
 		return cfg_fail_value(c, f->key, v, e.msg);
-	return 0;
-}
-
-static int
-handle_window(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	uint64_t *ns = dst;
-
-	if (get_quantity(c, f, v, pc_parse_duration, ns) < 0)
-		return -1;
-	if (*ns < MIN_WINDOW_NS)
-		return cfg_fail_value(c, f->key, v, "must be at least 100ms");
-	if (*ns % MS_NS != 0)
-		return cfg_fail_value(c, f->key, v,
-				      "must be a whole number of milliseconds");
-	return 0;
-}
-
-static int
-handle_max_frame(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	uint32_t *max_frame = dst;
-	uint64_t bytes;
-
-	if (get_quantity(c, f, v, pc_parse_size, &bytes) < 0)
-		return -1;
-	if (bytes < MIN_MAX_FRAME || bytes > MAX_MAX_FRAME)
-		return cfg_fail_value(c, f->key, v, "must be 64B to 16KiB");
-	*max_frame = (uint32_t)bytes;
-	return 0;
-}
-
-static int
-handle_cap(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	struct limits_spec *lim = dst;
-
-	if (get_quantity(c, f, v, pc_parse_rate, &lim->cap_bps) < 0)
-		return -1;
-	if (lim->cap_bps == 0)
-		return cfg_fail_value(c, f->key, v, "must be greater than 0");
-	lim->has_cap = true;
+	if (n < q->min || (q->max != 0 && n > q->max))
+		return cfg_fail_value(c, f->key, v, q->out_of_range);
+	if (q->step != 0 && n % q->step != 0)
+		return cfg_fail_value(c, f->key, v, q->off_step);
+	if (f->size == sizeof(uint32_t))
+		*(uint32_t *)dst = (uint32_t)n;
+	else
+		*(uint64_t *)dst = n;
 	return 0;
 }
 
@@ -217,36 +218,23 @@ handle_burst(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 				      "unknown unit (use a size such as 7.5GB or "
 				      "a duration such as 60s)");
 	}
-	lim->has_burst = true;
 	return 0;
 }
 
 static int
 handle_mode(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	struct limits_spec *lim = dst;
+	enum pc_mode *mode = dst;
 	const char *s;
 
 	if (cfg_get_scalar(c, f, v, &s) < 0)
 		return -1;
 	if (strcmp(s, "shape") == 0)
-		lim->mode = PC_MODE_SHAPE;
+		*mode = PC_MODE_SHAPE;
 	else if (strcmp(s, "police") == 0)
-		lim->mode = PC_MODE_POLICE;
+		*mode = PC_MODE_POLICE;
 	else
 		return cfg_fail_value(c, f->key, v, "use shape or police");
-	lim->has_mode = true;
-	return 0;
-}
-
-static int
-handle_queue_delay(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	struct limits_spec *lim = dst;
-
-	if (get_quantity(c, f, v, pc_parse_duration, &lim->queue_delay_ns) < 0)
-		return -1;
-	lim->has_queue_delay = true;
 	return 0;
 }
 
@@ -306,20 +294,6 @@ handle_lcores(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	if (!valid_lcores(dst))
 		return cfg_fail_value(c, f->key, v,
 				      "expected a core list such as 0-1 or 0,2-3");
-	return 0;
-}
-
-static int
-handle_memory(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	uint64_t *bytes = dst;
-
-	if (get_quantity(c, f, v, pc_parse_size, bytes) < 0)
-		return -1;
-	/* the EAL takes -m in MiB */
-	if (*bytes == 0 || *bytes % (1ULL << 20) != 0)
-		return cfg_fail_value(c, f->key, v,
-				      "must be a whole number of MiB, at least 1MiB");
 	return 0;
 }
 
@@ -416,6 +390,10 @@ handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 /* A key whose handler writes `member` of `type`, bounded by its size. */
 #define FIELD(key, fn, type, member, required) \
 	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required, NULL, NULL }
+/* A rate, size or duration, within the bounds of `q`. */
+#define QUANTITY(key, type, member, q, required) \
+	{ key, handle_quantity, offsetof(type, member), sizeof(((type *)0)->member), required, \
+	  NULL, q }
 /* A key whose value is a mapping, read into `member` with its own table. */
 #define MAPPING(key, fn, type, member, fields, required) \
 	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required, fields, NULL }
@@ -434,16 +412,17 @@ static const struct field appliance_fields[] = {
 
 /* In defaults, where the object is the limits_spec itself. */
 static const struct field limits_fields[] = {
-	{ "cap", handle_cap, 0, sizeof(struct limits_spec), false },
+	QUANTITY("cap", struct limits_spec, cap_bps, &cap, false),
+	/* the handler sets burst and burst_is_time: it gets the whole struct */
 	{ "burst", handle_burst, 0, sizeof(struct limits_spec), false },
-	{ "mode", handle_mode, 0, sizeof(struct limits_spec), false },
-	{ "queue_delay", handle_queue_delay, 0, sizeof(struct limits_spec), false },
+	FIELD("mode", handle_mode, struct limits_spec, mode, false),
+	QUANTITY("queue_delay", struct limits_spec, queue_delay_ns, &queue_delay, false),
 	END_OF_FIELDS,
 };
 
 static const struct field dpdk_fields[] = {
 	FIELD("lcores", handle_lcores, struct pc_dpdk, lcores, false),
-	FIELD("memory", handle_memory, struct pc_dpdk, memory_bytes, false),
+	QUANTITY("memory", struct pc_dpdk, memory_bytes, &memory, false),
 	FIELD("file_prefix", handle_id, struct pc_dpdk, file_prefix, false),
 	/* the handler fills args[] and nargs: it gets the whole struct */
 	{ "args", handle_args, 0, sizeof(struct pc_dpdk), false },
@@ -462,10 +441,10 @@ static const struct field pod_fields[] = {
 	FIELD("gpus", handle_gpus, struct pod_state, pod.gpus, false),
 	FIELD("uplink", handle_id, struct pod_state, uplink, true),
 	FIELD("prefixes", handle_prefixes, struct pod_state, pod, false),
-	FIELD("cap", handle_cap, struct pod_state, lim, false),
+	QUANTITY("cap", struct pod_state, lim.cap_bps, &cap, false),
 	FIELD("burst", handle_burst, struct pod_state, lim, false),
-	FIELD("mode", handle_mode, struct pod_state, lim, false),
-	FIELD("queue_delay", handle_queue_delay, struct pod_state, lim, false),
+	FIELD("mode", handle_mode, struct pod_state, lim.mode, false),
+	QUANTITY("queue_delay", struct pod_state, lim.queue_delay_ns, &queue_delay, false),
 	END_OF_FIELDS,
 };
 
@@ -546,7 +525,7 @@ read_state(struct ctx *c, unsigned i, yaml_node_t *item, void *obj)
 static int
 handle_sequence(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	struct seq_states st = { f->items, f->key, NULL };
+	struct seq_states st = { f->data, f->key, NULL };
 	void *states = NULL;
 	int n;
 
@@ -587,8 +566,8 @@ static const struct sequence pods = {
 
 const struct field cfg_top_fields[] = {
 	MAPPING("appliance", handle_mapping, struct ctx, cfg, appliance_fields, true),
-	FIELD("window", handle_window, struct ctx, cfg.window_ns, false),
-	FIELD("max_frame", handle_max_frame, struct ctx, cfg.max_frame, false),
+	QUANTITY("window", struct ctx, cfg.window_ns, &window, false),
+	QUANTITY("max_frame", struct ctx, cfg.max_frame, &max_frame, false),
 	MAPPING("defaults", handle_defaults, struct ctx, defaults, limits_fields, false),
 	MAPPING("dpdk", handle_mapping, struct ctx, cfg.dpdk, dpdk_fields, false),
 	/* these fill the context's uplink and pod states */

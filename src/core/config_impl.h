@@ -25,17 +25,16 @@
 
 /* The loader's state while it reads one pod map */
 
-/* What a pod or the defaults declare; unset fields come from the defaults. */
+/*
+ * What a pod or the defaults declare. A pod's limit counts only when its
+ * mapping has the key; the rest come from the defaults (config_check.c).
+ */
 struct limits_spec {
 	uint64_t cap_bps;
 	uint64_t burst;			/* bytes, or ns when burst_is_time */
 	bool burst_is_time;		/* resolved against the pod's own cap */
 	enum pc_mode mode;
 	uint64_t queue_delay_ns;
-	bool has_cap;
-	bool has_burst;
-	bool has_mode;
-	bool has_queue_delay;
 };
 
 struct uplink_state {
@@ -69,7 +68,6 @@ struct ctx {
 /* The walker (config_walk.c): mappings read with tables of keys */
 
 struct field;
-struct sequence;
 typedef int (*handler_fn)(struct ctx *c, const struct field *f,
 			  yaml_node_t *val, void *dst);
 
@@ -81,7 +79,7 @@ struct field {
 	size_t size;			/* of the destination, for strings */
 	bool required;
 	const struct field *fields;	/* a mapping's keys */
-	const struct sequence *items;	/* a sequence's items (config_fields.c) */
+	const void *data;		/* for the handler: bounds, a sequence's items */
 };
 
 struct pc_mark cfg_mark_of(const yaml_node_t *n);
@@ -107,6 +105,8 @@ int cfg_scalar_checked(struct ctx *c, const char *key, const yaml_node_t *v);
 /* The value of field `f` as a string: a scalar, not empty, with no NUL. */
 int cfg_get_scalar(struct ctx *c, const struct field *f, const yaml_node_t *v,
 		   const char **s);
+/* The value of `key` in mapping `map`, or NULL (also when map is NULL). */
+const yaml_node_t *cfg_value_of(const struct ctx *c, const yaml_node_t *map, const char *key);
 /* Of the value of `key` in mapping `map`, or of the mapping itself. */
 struct pc_mark cfg_key_mark(const struct ctx *c, const yaml_node_t *map,
 			    const char *key);

@@ -263,18 +263,28 @@ out:
 	return rc;
 }
 
-struct pc_mark
-cfg_key_mark(const struct ctx *c, const yaml_node_t *map, const char *key)
+const yaml_node_t *
+cfg_value_of(const struct ctx *c, const yaml_node_t *map, const char *key)
 {
 	yaml_node_pair_t *pair;
 
+	if (map == NULL)
+		return NULL;
 	for (pair = map->data.mapping.pairs.start;
 	     pair < map->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k = cfg_node_at(c, pair->key);
 
 		if (k->type == YAML_SCALAR_NODE &&
 		    strcmp((const char *)k->data.scalar.value, key) == 0)
-			return cfg_mark_of(cfg_node_at(c, pair->value));
+			return cfg_node_at(c, pair->value);
 	}
-	return cfg_mark_of(map);
+	return NULL;
+}
+
+struct pc_mark
+cfg_key_mark(const struct ctx *c, const yaml_node_t *map, const char *key)
+{
+	const yaml_node_t *v = cfg_value_of(c, map, key);
+
+	return cfg_mark_of(v != NULL ? v : map);
 }
