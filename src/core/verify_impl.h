@@ -246,4 +246,16 @@ void pcv_print_u128(FILE *f, u128 x);
 /* Seconds with every significant digit: "60s", "1.25s", "0.000001s". */
 void pcv_format_duration(uint64_t ns, char *buf, size_t len);
 
+/* ---- what the text and JSON reports share (verify_report.c) ---- */
+
+/* The names of event kinds and checks as the reports print them. */
+const char *pcv_event_name(enum pc_verify_event_kind k);
+const char *pcv_kind_label(int k);
+/* The i-th of the worst events (first failures) left out of the kept list, or NULL. */
+const struct pc_verify_event *pcv_unlisted_worst(const struct pc_verify *v, uint64_t i);
+const struct pc_verify_failure *pcv_unlisted_first(const struct pc_verify *v, uint64_t i);
+const char *pcv_check_label(int c);
+/* The last line of either report: "verified: ..." or "FAILED: ...". */
+void pcv_result_line(const struct pc_verify *v, char *buf, size_t len);
+
 #endif /* PODCAP_VERIFY_IMPL_H */
