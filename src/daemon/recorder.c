@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,8 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sodium.h>
-
+#include "podcap/buildid.h"
 #include "podcap/clock.h"
 #include "podcap/note.h"
 #include "podcap/units.h"
@@ -41,7 +39,7 @@ static struct {
 	struct pc_signer *signer;
 	char appliance_id[PC_ID_LEN];
 	char origin[PC_KEY_NAME_LEN];
-	uint8_t build_id[32];
+	uint8_t build_id[PC_BUILD_ID_LEN];
 	uint8_t digest[PC_DIGEST_LEN];    /* pod map in force, for GAP records */
 	uint64_t window_ns;
 
@@ -60,26 +58,6 @@ static struct {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 };
-
-static int
-hash_executable(uint8_t out[32])
-{
-	crypto_generichash_state h;
-	uint8_t buf[65536];
-	ssize_t n;
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	crypto_generichash_init(&h, NULL, 0, 32);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crypto_generichash_update(&h, buf, (size_t)n);
-	close(fd);
-	if (n < 0)
-		return -1;
-	crypto_generichash_final(&h, out, 32);
-	return 0;
-}
 
 /* The end of the time the ledger's last record accounts for. */
 static uint64_t
@@ -223,7 +201,7 @@ pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_si
 		return -1;
 	}
 	rec.signer = signer;
-	if (hash_executable(rec.build_id) != 0) {
+	if (pc_build_id(rec.build_id) != 0) {
 		PC_LOG(ERR, "cannot hash /proc/self/exe for the build id: %s\n", strerror(errno));
 		return -1;
 	}
