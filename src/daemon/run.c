@@ -26,11 +26,14 @@
 #include "recorder.h"
 #include "reload.h"
 #include "run.h"
+#include "sd_notify.h"
 #include "signals.h"
 #include "timeline.h"
 #include "tsc.h"
 
 #define POOL_CACHE 256
+/* systemd's start timeout, extended for a wait, covers it and then this much more */
+#define START_MARGIN_NS (30 * PC_NS_PER_SEC)
 
 static struct pc_signer *signer_watched;   /* checked by the control thread while it sleeps */
 static bool signer_gone;
@@ -131,16 +134,29 @@ start_http(const struct pc_config *cfg, const struct pc_signer *signer)
 	return h;
 }
 
-/* Never record a window twice: after a restart within a window, wait for the next. */
+/*
+ * Never record a window twice: after a restart within a window, wait for
+ * the next. That can take a whole window, longer than systemd's start
+ * timeout allows: the wait extends it.
+ */
 static void
 wait_for_uncovered(uint64_t covered_ns, uint64_t window_ns)
 {
-	if (pc_now_ns() >= covered_ns)
+	char when[PC_UTC_LEN];
+	uint64_t now = pc_now_ns();
+
+	if (now >= covered_ns)
 		return;
-	PC_LOG(NOTICE, "the ledger already accounts for time up to %.3f s from now: "
+	uint64_t until = covered_ns + (window_ns - covered_ns % window_ns) % window_ns;
+	PC_LOG(NOTICE,
+	       "the ledger already accounts for time up to %.3f s from now: "
 	       "forwarding starts with the next window\n",
-	       (double)(covered_ns - pc_now_ns()) / 1e9);
-	sleep_until(covered_ns + (window_ns - covered_ns % window_ns) % window_ns, pc_now_ns);
+	       (double)(covered_ns - now) / 1e9);
+	pc_utc_format(until, when, sizeof(when));
+	pc_sd_notifyf("STATUS=waiting for the window of %s: "
+		      "the ledger accounts for the time before\nEXTEND_TIMEOUT_USEC=%lu",
+		      when, (unsigned long)((until - now + START_MARGIN_NS) / 1000));
+	sleep_until(until, pc_now_ns);
 }
 
 /* Puts t in force from the window in progress and starts the workers on it. */
@@ -169,6 +185,25 @@ start_forwarding(struct pc_timeline *tl, struct pc_table *t, uint64_t window_ns,
 	PC_LOG(NOTICE, "forwarding: %u uplinks, %u pods, %u workers, window %lus, pod map %s\n",
 	       t->cfg.nuplinks, t->cfg.npods, pc_dp.nworkers,
 	       (unsigned long)(window_ns / PC_NS_PER_SEC), hex);
+	/* every worker has looped: each port is polled, and frames cross */
+	pc_sd_notifyf("READY=1\nSTATUS=forwarding: %u uplinks, %u pods, %u workers, window %lus",
+		      t->cfg.nuplinks, t->cfg.npods, pc_dp.nworkers,
+		      (unsigned long)(window_ns / PC_NS_PER_SEC));
+}
+
+/* The line `systemctl status` shows, after each window close. */
+static void
+notify_closed(uint64_t label_ns)
+{
+	const struct pc_table *t = pc_dp.table;
+	struct pc_recorder_stats st;
+	char when[PC_UTC_LEN];
+
+	pc_recorder_stats(&st);
+	pc_utc_format(label_ns, when, sizeof(when));
+	pc_sd_notifyf("STATUS=forwarding: %u uplinks, %u pods, window %s closed, "
+		      "ledger %lu records",
+		      t->cfg.nuplinks, t->cfg.npods, when, (unsigned long)st.records);
 }
 
 /* SIGHUP before the boundary is due: a new table for the armed boundary. */
@@ -180,10 +215,20 @@ reload(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_
 	if (tl->pending != NULL && !pc_control_detach(tl->pending))
 		return;
 	pc_signals_reload_taken();
-	pc_reload_prepare(path, pc_dp.table, ports, (*generation)++, &tl->pending);
+	/* MONOTONIC_USEC: what Type=notify-reload (systemd 253) matches with its SIGHUP */
+	pc_sd_notifyf("RELOADING=1\nMONOTONIC_USEC=%lu", (unsigned long)(pc_mono_ns() / 1000));
+	unsigned g = (*generation)++;
+	pc_reload_prepare(path, pc_dp.table, ports, g, &tl->pending);
 	/* if the boundary passed meanwhile, it comes with the next one */
 	if (tl->pending != NULL)
 		pc_control_attach(tl->pending);
+	if (tl->pending != NULL && tl->pending->generation == g)
+		pc_sd_notifyf("READY=1\nSTATUS=forwarding: pod map reloaded, "
+			      "%u pods from the next window",
+			      tl->pending->cfg.npods);
+	else
+		pc_sd_notifyf("READY=1\nSTATUS=forwarding: reload refused (see the log), "
+			      "nothing changed");
 }
 
 /* The control thread's loop, until a stop is asked or the signer is lost. */
@@ -201,15 +246,26 @@ forward(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR
 		}
 		if (pc_signals_stop() || signer_gone)
 			break;
-		if (due)
+		if (due) {
+			uint64_t closed = pc_wallclock_label(&tl->clk, tl->epoch, tl->window_ns);
 			pc_timeline_close(tl);
+			notify_closed(closed);
+		}
 	}
+}
+
+static void
+notify_stopping(void)
+{
+	pc_sd_notifyf("STOPPING=1\nSTATUS=stopping: %s",
+		      signer_gone ? "the signer process is lost" : "a stop was asked");
 }
 
 static void
 stop_forwarding(struct pc_timeline *tl)
 {
 	PC_LOG(NOTICE, "stopping\n");
+	notify_stopping();
 	__atomic_store_n(&pc_dp.stop, true, __ATOMIC_RELAXED);
 	rte_eal_mp_wait_lcore();
 	pc_timeline_stop(tl);
@@ -246,6 +302,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 	signer_watched = signer;
 	wait_for_uncovered(covered_ns, window_ns);
 	if (pc_signals_stop() || signer_gone) {
+		notify_stopping();
 		pc_http_stop(http);
 		pc_table_free(t);
 		return EXIT_FAILURE;
