@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #define SIGNER_MAGIC_HELLO 0x70636831u  /* "pch1" */
 #define SIGNER_MAGIC_REQ   0x70637231u  /* "pcr1" */
 #define SIGNER_MAGIC_RESP  0x70637331u  /* "pcs1" */
+#define SIGNER_MAGIC_PROBE 0x70637031u  /* "pcp1" */
+#define SIGNER_MAGIC_ALIVE 0x70636131u  /* "pca1" */
 #define SIGNER_BODY_MAX    2048
 #define SIGNER_ERR_MAX     256
 #define SIGNER_TIMEOUT_S   10    /* a signer that takes longer is treated as dead */
@@ -49,6 +52,12 @@ struct signer_resp {
 	int32_t status;
 	uint8_t sig[64];
 	char err[SIGNER_ERR_MAX];
+};
+
+/* A liveness probe, and its answer: the same numbered message echoed. */
+struct signer_probe {
+	uint32_t magic;
+	uint32_t seq;
 };
 
 /* What the signer has signed so far: it never signs a rollback or a fork. */
@@ -83,11 +92,81 @@ check_request(const struct pc_signer_key *k, struct signer_state *st, const stru
 	return 0;
 }
 
-static void __attribute__((noreturn))
-signer_main(int fd, const char *key_path)
+/* Answers one request; false once podcapd has closed its end (or no answer can be sent). */
+static bool
+serve_request(int fd, const struct pc_signer_key *k, struct signer_state *st)
+{
+	struct signer_req req;
+	struct signer_resp resp = { .magic = SIGNER_MAGIC_RESP };
+	struct pc_error err;
+	ssize_t n = recv(fd, &req, sizeof(req), MSG_TRUNC);
+
+	if (n == 0 || (n < 0 && errno != EINTR))
+		return false;
+	if (n < 0)
+		return true;
+	if ((size_t)n != sizeof(req))
+		resp.status =
+		    pc_error_set(&err, "request of %zd bytes, expected %zu", n, sizeof(req));
+	else
+		resp.status = check_request(k, st, &req, &err);
+	if (resp.status == 0)
+		pc_note_sign_body(k, req.body, req.len, resp.sig);
+	else
+		snprintf(resp.err, sizeof(resp.err), "%.*s", (int)sizeof(resp.err) - 1, err.msg);
+	sodium_memzero(&req, sizeof(req));
+	return send(fd, &resp, sizeof(resp), 0) == (ssize_t)sizeof(resp);
+}
+
+/*
+ * Echoes a liveness probe. Never waits: nothing on this socket may hold up
+ * a signature, so an answer that does not fit now is dropped (podcapd then
+ * takes the signer for silent). False once podcapd has closed its end.
+ */
+static bool
+answer_probe(int fd)
+{
+	struct signer_probe p;
+	ssize_t n = recv(fd, &p, sizeof(p), MSG_TRUNC | MSG_DONTWAIT);
+
+	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+		return false;
+	if (n == (ssize_t)sizeof(p) && p.magic == SIGNER_MAGIC_PROBE) {
+		p.magic = SIGNER_MAGIC_ALIVE;
+		send(fd, &p, sizeof(p), MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	return true;
+}
+
+static void
+signer_loop(int fd, int probe_fd, const struct pc_signer_key *k)
+{
+	struct signer_state st = { 0 };
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = probe_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		/* a closed probe socket only ends the probes (poll skips fd -1) */
+		if (pfd[1].revents != 0 && !answer_probe(probe_fd))
+			pfd[1].fd = -1;
+		if (pfd[0].revents != 0 && !serve_request(fd, k, &st))
+			return;
+	}
+}
+
+static void signer_main(int fd, int probe_fd, const char *key_path) __attribute__((noreturn));
+
+static void
+signer_main(int fd, int probe_fd, const char *key_path)
 {
 	struct signer_hello hello = { .magic = SIGNER_MAGIC_HELLO };
-	struct signer_state st = { 0 };
 	struct pc_signer_key *k;
 
 	prctl(PR_SET_NAME, "podcap-signer");
@@ -120,60 +199,56 @@ signer_main(int fd, const char *key_path)
 		_exit(1);
 	}
 
-	for (;;) {
-		struct signer_req req;
-		struct signer_resp resp = { .magic = SIGNER_MAGIC_RESP };
-		struct pc_error err;
-		ssize_t n = recv(fd, &req, sizeof(req), MSG_TRUNC);
-		if (n == 0 || (n < 0 && errno != EINTR))
-			break;
-		if (n < 0)
-			continue;
-		if ((size_t)n != sizeof(req))
-			resp.status = pc_error_set(&err, "request of %zd bytes, expected %zu", n,
-						   sizeof(req));
-		else
-			resp.status = check_request(k, &st, &req, &err);
-		if (resp.status == 0)
-			pc_note_sign_body(k, req.body, req.len, resp.sig);
-		else
-			snprintf(resp.err, sizeof(resp.err), "%.*s", (int)sizeof(resp.err) - 1, err.msg);
-		sodium_memzero(&req, sizeof(req));
-		if (send(fd, &resp, sizeof(resp), 0) != (ssize_t)sizeof(resp))
-			break;
-	}
+	signer_loop(fd, probe_fd, k);
 	pc_signer_key_free(k);
 	_exit(0);
+}
+
+static void
+close_pair(int sv[2])
+{
+	close(sv[0]);
+	close(sv[1]);
 }
 
 int
 pc_signer_spawn(const char *key_path, struct pc_signer *s, struct pc_error *err)
 {
-	int sv[2];
+	int sv[2], pv[2];
 	struct signer_hello hello;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
+	s->probe_fd = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return pc_error_errno(err, "socketpair");
+	/* probes go their own way: they must never be taken for a signature's answer */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pv) != 0) {
+		pc_error_errno(err, "socketpair");
+		close_pair(sv);
+		return -1;
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		pc_error_errno(err, "fork");
-		close(sv[0]);
-		close(sv[1]);
+		close_pair(sv);
+		close_pair(pv);
 		return -1;
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		/* keep only stdio and the socket */
+		close(pv[0]);
+		/* keep only stdio and the sockets */
 		for (int fd = 3; fd < 1024; fd++)
-			if (fd != sv[1])
+			if (fd != sv[1] && fd != pv[1])
 				close(fd);
-		signer_main(sv[1], key_path);
+		signer_main(sv[1], pv[1], key_path);
 	}
 	close(sv[1]);
+	close(pv[1]);
 	s->fd = sv[0];
+	s->probe_fd = pv[0];
 	s->pid = pid;
 	/* a stopped or wedged signer must not hold the ledger thread forever */
 	struct timeval tv = { .tv_sec = SIGNER_TIMEOUT_S };
@@ -274,6 +349,31 @@ pc_signer_alive(struct pc_signer *s)
 	return !__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * One probe is out at a time: a signer that has not answered it yet is
+ * silent, whether stopped, stuck or starved, until it does.
+ */
+bool
+pc_signer_answers(struct pc_signer *s)
+{
+	struct signer_probe p;
+	ssize_t n;
+
+	if (!pc_signer_alive(s))
+		return false;
+	while ((n = recv(s->probe_fd, &p, sizeof(p), MSG_TRUNC | MSG_DONTWAIT)) > 0)
+		if (n == (ssize_t)sizeof(p) && p.magic == SIGNER_MAGIC_ALIVE &&
+		    p.seq == s->probe_seq)
+			s->probe_pending = false;
+	if (s->probe_pending)
+		return false;
+	p = (struct signer_probe){ .magic = SIGNER_MAGIC_PROBE, .seq = ++s->probe_seq };
+	/* one that cannot be sent is never answered: the next call finds it so */
+	s->probe_pending = true;
+	send(s->probe_fd, &p, sizeof(p), MSG_DONTWAIT | MSG_NOSIGNAL);
+	return true;
+}
+
 void
 pc_signer_describe_end(const struct pc_signer *s, char *buf, size_t len)
 {
@@ -291,6 +391,10 @@ pc_signer_stop(struct pc_signer *s)
 	if (s->fd >= 0) {
 		close(s->fd);
 		s->fd = -1;
+	}
+	if (s->probe_fd >= 0) {
+		close(s->probe_fd);
+		s->probe_fd = -1;
 	}
 	if (s->pid > 0) {
 		int st;

@@ -8,6 +8,9 @@
  * exact length it checks. It signs only checkpoints of its own log origin,
  * and never one that would roll the log back or fork it (a smaller tree, or
  * the same size with another root) — even if podcapd were compromised.
+ * A second socketpair carries only liveness probes, which it echoes at
+ * once without touching the key, so that podcapd can tell a signer that
+ * stopped answering (stopped, stuck) before it next needs a signature.
  */
 #ifndef PODCAPD_SIGNER_H
 #define PODCAPD_SIGNER_H
@@ -26,6 +29,13 @@ struct pc_signer {
 	struct pc_verifier_key vk;   /* the public half, sent by the signer at start */
 	bool lost;                   /* it died, or failed to answer: never used again */
 	int status;                  /* its wait status once reaped */
+	/*
+	 * The liveness probes, control thread only (pc_signer_answers): their
+	 * socket, the number of the last one sent, and whether it is unanswered.
+	 */
+	int probe_fd;
+	uint32_t probe_seq;
+	bool probe_pending;
 };
 
 /*
@@ -47,6 +57,13 @@ int pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t si
  * a fresh signer from a fresh executable (see docs/design.md).
  */
 bool pc_signer_alive(struct pc_signer *s);
+/*
+ * Whether the signer answers: alive, and it has answered the liveness
+ * probe sent by the previous call; then sends the next probe. Never
+ * blocks: the signer has the time between two calls to answer, and until
+ * it does every call says no. Control thread only (the watchdog, run.c).
+ */
+bool pc_signer_answers(struct pc_signer *s);
 /* "it was killed by signal 9", ... for the log, after pc_signer_alive() said no. */
 void pc_signer_describe_end(const struct pc_signer *s, char *buf, size_t len);
 /* Closes the socket; the signer wipes its key and exits. */
