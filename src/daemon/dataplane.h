@@ -60,7 +60,11 @@ struct pc_worker {
 	 */
 	struct pc_bank *banks[2];
 	uint64_t acked_epoch;          /* the last switch taken: worker wo (release), control ro (acquire) */
-	uint64_t loops;                /* worker wo (relaxed) every loop; control ro at start, for liveness */
+	/*
+	 * Worker wo (relaxed) every loop; control ro (relaxed) at start and at
+	 * each watchdog check (run.c): a counter that stopped is a wedged worker.
+	 */
+	uint64_t loops;
 
 	/* below: private to the worker */
 	uint64_t epoch;                /* the window it counts in */

@@ -30,6 +30,7 @@
 #include "signals.h"
 #include "timeline.h"
 #include "tsc.h"
+#include "watchdog.h"
 
 #define POOL_CACHE 256
 /* systemd's start timeout, extended for a wait, covers it and then this much more */
@@ -37,6 +38,18 @@
 
 static struct pc_signer *signer_watched;   /* checked by the control thread while it sleeps */
 static bool signer_gone;
+
+/*
+ * systemd's watchdog, checked between the control thread's sleeps every
+ * half interval (as sd_watchdog_enabled(3) advises) from READY=1 on, when
+ * systemd starts watching. Pinged only while the rule of watchdog.h holds.
+ */
+static struct {
+	uint64_t period_ns;            /* between checks; 0: no watchdog (or stopping) */
+	uint64_t next_ns;              /* CLOCK_MONOTONIC of the next check */
+	uint64_t loops[RTE_MAX_LCORE]; /* each worker's loop counter at the last check */
+	bool failing;                  /* the last check failed: said once, not at every check */
+} wd;
 
 /*
  * Nothing may be enforced that can no longer be signed: once the signer is
@@ -59,11 +72,79 @@ signer_check(void)
 	return true;
 }
 
-/* Sleeps until `deadline_ns` on `now`'s clock, a signal or the signer's end, in short slices. */
+static void
+read_loops(uint64_t loops[])
+{
+	for (unsigned i = 0; i < pc_dp.nworkers; i++)
+		loops[i] = __atomic_load_n(&pc_dp.workers[i]->loops, __ATOMIC_RELAXED);
+}
+
+/* Once forwarding: from now on systemd expects the pings. */
+static void
+watchdog_arm(void)
+{
+	wd.period_ns = pc_sd_watchdog_ns() / 2;
+	if (wd.period_ns == 0)
+		return;
+	read_loops(wd.loops);
+	/* the first probe, for the first check to find answered */
+	pc_signer_answers(signer_watched);
+	wd.next_ns = pc_mono_ns() + wd.period_ns;
+	PC_LOG(INFO,
+	       "systemd watchdog: a ping every %.1f s while every worker loops and the "
+	       "signer answers\n",
+	       (double)wd.period_ns / 1e9);
+}
+
+/* Why the pings stop, in the log and in `systemctl status`. */
+static void
+watchdog_fault(int stuck)
+{
+	char why[128];
+
+	if (stuck >= 0)
+		snprintf(why, sizeof(why), "worker %d (lcore %u) has not looped in %.1f s", stuck,
+			 pc_dp.workers[stuck]->lcore, (double)wd.period_ns / 1e9);
+	else
+		snprintf(why, sizeof(why), "the signer has not answered in %.1f s",
+			 (double)wd.period_ns / 1e9);
+	PC_LOG(ERR, "%s: no watchdog ping, systemd will restart podcapd\n", why);
+	pc_sd_notifyf("STATUS=wedged: %s", why);
+}
+
+static void
+watchdog_check(void)
+{
+	uint64_t loops[RTE_MAX_LCORE];
+	int stuck;
+
+	if (wd.period_ns == 0 || pc_mono_ns() < wd.next_ns)
+		return;
+	/* a whole period to the next check: for the workers to loop, for the signer to answer */
+	wd.next_ns = pc_mono_ns() + wd.period_ns;
+	read_loops(loops);
+	bool signer_ok = pc_signer_answers(signer_watched);
+	if (pc_watchdog_ok(wd.loops, loops, pc_dp.nworkers, signer_ok, &stuck)) {
+		pc_sd_notifyf("WATCHDOG=1");
+		if (wd.failing)
+			PC_LOG(NOTICE, "watchdog pings resume\n");
+		wd.failing = false;
+		return;
+	}
+	if (!wd.failing)
+		watchdog_fault(stuck);
+	wd.failing = true;
+}
+
+/*
+ * Sleeps until `deadline_ns` on `now`'s clock, a signal or the signer's
+ * end, in short slices, checking the watchdog between them.
+ */
 static void
 sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 {
 	while (!pc_signals_stop() && !pc_signals_reload() && !signer_check()) {
+		watchdog_check();
 		uint64_t now = now_ns();
 		if (now >= deadline_ns)
 			return;
@@ -254,9 +335,11 @@ forward(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR
 	}
 }
 
+/* systemd stops watching on STOPPING=1: no more pings after it */
 static void
 notify_stopping(void)
 {
+	wd.period_ns = 0;
 	pc_sd_notifyf("STOPPING=1\nSTATUS=stopping: %s",
 		      signer_gone ? "the signer process is lost" : "a stop was asked");
 }
@@ -308,6 +391,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 		return EXIT_FAILURE;
 	}
 	start_forwarding(&tl, t, window_ns, covered_ns);
+	watchdog_arm();
 	forward(path, &tl, ports, &generation);
 	stop_forwarding(&tl);
 	pc_http_stop(http);

@@ -2,8 +2,9 @@
 /*
  * podcapd's run, once the EAL is up: workers, mbuf pool, ports, the table
  * of the pod map, the verifier endpoint; then the control thread's loop
- * (window boundaries, reloads, the signer's watch) until a stop is asked
- * or the signer is lost; then the last window and STOP.
+ * (window boundaries, reloads, the signer's watch, systemd's notifications
+ * and watchdog) until a stop is asked or the signer is lost; then the last
+ * window and STOP.
  */
 #ifndef PODCAPD_RUN_H
 #define PODCAPD_RUN_H
