@@ -11,6 +11,7 @@
 
 #include <sodium.h>
 
+#include "podcap/buildid.h"
 #include "podcap/keys.h"
 #include "podcap/note.h"
 
@@ -81,6 +82,7 @@ main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pc_verifier_key vk;
@@ -101,6 +103,11 @@ main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			if (pc_version_print(stdout, "podcap-keygen", PODCAP_VERSION, &err) == 0)
+				return 0;
+			fprintf(stderr, "podcap-keygen: %s\n", err.msg);
+			return EXIT_FAILURE;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;

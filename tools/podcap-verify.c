@@ -39,6 +39,7 @@
 #include "podcap/bytes.h"
 #include "podcap/fileio.h"
 #include "podcap/base64.h"
+#include "podcap/buildid.h"
 #include "podcap/config.h"
 #include "podcap/keys.h"
 #include "podcap/ledger.h"
@@ -327,8 +328,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "checkpoint", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct pc_error err;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -356,6 +359,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			if (pc_version_print(stdout, "podcap-verify", PODCAP_VERSION, &err) != 0)
+				die_io("%s", err.msg);
 			exit(0);
 		default:
 			usage(stderr);

@@ -2,11 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
 #include "podcap/buildid.h"
+#include "podcap/error.h"
+#include "podcap/hex.h"
 
 int
 pc_build_id(uint8_t out[PC_BUILD_ID_LEN])
@@ -39,5 +42,20 @@ pc_build_id(uint8_t out[PC_BUILD_ID_LEN])
 		return -1;
 	}
 	crypto_generichash_final(&h, out, PC_BUILD_ID_LEN);
+	return 0;
+}
+
+int
+pc_version_print(FILE *f, const char *prog, const char *version, struct pc_error *err)
+{
+	uint8_t id[PC_BUILD_ID_LEN];
+	char hex[2 * PC_BUILD_ID_LEN + 1];
+
+	if (pc_build_id(id) != 0)
+		return pc_error_errno(err, "cannot hash /proc/self/exe for the build id");
+	pc_hex(id, sizeof(id), hex);
+	fprintf(f, "%s %s build %s\n", prog, version, hex);
+	if (fflush(f) != 0)
+		return pc_error_errno(err, "cannot write the version");
 	return 0;
 }

@@ -4,6 +4,7 @@
  *
  *   podcapd --config FILE [-- EAL options]
  *   podcapd --check-config FILE [--canonical]
+ *   podcapd --version
  *
  * Wiring only: the pod map, the signer (forked before DPDK maps anything),
  * the recorder, the EAL, then run.c until a stop; and back down in reverse.
@@ -16,6 +17,7 @@
 
 #include <rte_eal.h>
 
+#include "podcap/buildid.h"
 #include "podcap/config.h"
 #include "podcap/error.h"
 
@@ -38,9 +40,22 @@ usage(FILE *f)
 		"  --config FILE        run with the pod map FILE\n"
 		"  --check-config FILE  validate FILE, print 'configuration OK' and its digest\n"
 		"  --canonical          with --check-config: also print the canonical form\n"
-		"  --version            print the version\n"
+		"  --version            print the version and the build id\n"
 		"\n"
-		"Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next window).\n");
+		"Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next "
+		"window).\n");
+}
+
+static int
+print_version(void)
+{
+	struct pc_error err;
+
+	if (pc_version_print(stdout, "podcapd", PODCAP_VERSION, &err) == 0)
+		return EXIT_SUCCESS;
+	pc_error_prefix(&err, "podcapd");
+	pc_error_print(&err, stderr);
+	return EXIT_FAILURE;
 }
 
 /* The pod map to run: it must name the signing key and the ledger. */
@@ -78,7 +93,8 @@ main(int argc, char **argv)
 		case 'c': config = optarg; break;
 		case 'n': check = optarg; break;
 		case 'C': canonical = true; break;
-		case 'V': printf("podcapd %s\n", PODCAP_VERSION); return EXIT_SUCCESS;
+		case 'V':
+			return print_version();
 		case 'h': usage(stdout); return EXIT_SUCCESS;
 		default: usage(stderr); return EXIT_USAGE;
 		}
