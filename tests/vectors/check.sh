@@ -127,7 +127,7 @@ last_line_starts "FAILED: signature: checkpoint of log 'podcap/vector-1': no sig
 
 # another pod map
 expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --pod-map "$V/podmap-reload.yaml"
-last_line_starts "FAILED: podmap: record 1 (window, 2024-01-01T00:00:00Z): window ran under pod map "
+last_line_starts "FAILED: podmap: record 0 (start, 2024-01-01T00:00:00Z): start under pod map "
 
 echo "# 4. the trusted state: extension, rollback, fork"
 expect 0 gen --out "$tmp/p8" --records 8
