@@ -880,6 +880,15 @@ test_warnings(void **state)
 
 /* ---- 6. several declared maps ---- */
 
+/* Window w in which pod-a sends 9000-byte frames up. */
+static void
+add_jumbo(struct builder *b, uint64_t w)
+{
+	rec(b, PC_REC_WINDOW, w, 1);
+	b->pods[0].dir[PC_DIR_UP].pass_bytes = 9000 * b->pods[0].dir[PC_DIR_UP].pass_frames;
+	push(b);
+}
+
 /* START under map_a, W0, RELOAD to map_b, W1 W2 of jumbo frames (records 0 .. 4). */
 static void
 build_two_maps(struct builder *b)
@@ -887,11 +896,8 @@ build_two_maps(struct builder *b)
 	running(b, &map_a, 1);
 	b->cfg = &map_b;
 	add(b, PC_REC_RELOAD, 1, 0);
-	for (uint64_t w = 1; w <= 2; w++) {
-		rec(b, PC_REC_WINDOW, w, 1);
-		b->pods[0].dir[PC_DIR_UP].pass_bytes = 9000 * b->pods[0].dir[PC_DIR_UP].pass_frames;
-		push(b);
-	}
+	add_jumbo(b, 1);
+	add_jumbo(b, 2);
 }
 
 static void
@@ -937,9 +943,7 @@ test_several_maps(void **state)
 	g.maps[0] = &map_a;
 	g.nmaps = 2;
 	running(&b, &map_a, 1);
-	rec(&b, PC_REC_WINDOW, 1, 1);
-	b.pods[0].dir[PC_DIR_UP].pass_bytes = 9000 * b.pods[0].dir[PC_DIR_UP].pass_frames;
-	push(&b);
+	add_jumbo(&b, 1);
 	refused(&g, &b.lg, PC_VC_COUNTERS, 2, "outside 14 to 1522 bytes a frame");
 	g.nmaps = 0;                                 /* with no map, 16 KiB is the bound */
 	accepted(&g, &b.lg);
