@@ -240,10 +240,16 @@ pc_verify_nbuilds(const struct pc_verify *v)
 	return v->builds.n;
 }
 
+static const struct pc_verify_use *
+use_at(const struct uses *u, size_t i)
+{
+	return i < pcv_kept(u->n) ? &u->u[i] : NULL;
+}
+
 const struct pc_verify_use *
 pc_verify_build_at(const struct pc_verify *v, size_t i)
 {
-	return i < pcv_kept(v->builds.n) ? &v->builds.u[i] : NULL;
+	return use_at(&v->builds, i);
 }
 
 uint64_t
@@ -255,7 +261,7 @@ pc_verify_nmaps_used(const struct pc_verify *v)
 const struct pc_verify_use *
 pc_verify_map_used_at(const struct pc_verify *v, size_t i)
 {
-	return i < pcv_kept(v->mapuse.n) ? &v->mapuse.u[i] : NULL;
+	return use_at(&v->mapuse, i);
 }
 
 size_t
