@@ -590,6 +590,11 @@ main(int argc, char **argv)
 		verify_url(v, o.url, cp, cp_len);
 	free(cp);
 	int rc = pc_verify_finish(v);
+	/* what this run took on the log's word: said even when the report is read by a program */
+	for (int w = 0; w < PC_VW_COUNT; w++)
+		if (pc_verify_warnings(v) & (1u << w))
+			fprintf(stderr, "podcap-verify: warning: %s\n",
+				pc_verify_warning_text((enum pc_verify_warning)w));
 	if (o.json)
 		pc_verify_print_json(v, stdout);
 	else
