@@ -4,7 +4,16 @@
  * operator who runs it.
  *
  *   podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)
- *                 [--pod-map FILE] [--state FILE] [--checkpoint FILE] [--json]
+ *                 [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] [--json]
+ *                 [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]
+ *                 [--max-gap DURATION] [--max-checkpoint-age DURATION]
+ *                 [--max-merged-windows N] [--build-id HEX]...
+ *
+ * --pod-map may be repeated, and a directory stands for every *.yaml in
+ * it: every START and RELOAD must name one of the maps. The verifier's now
+ * is its own clock, or --now for an audit of an old log; the limits and
+ * the pinned build ids are its policy (docs/threat-model.md says which to
+ * set).
  *
  * --state FILE keeps what a successful run verified: the checkpoint, the
  * Merkle tree's right edge at its size and what the record checks carry
@@ -21,6 +30,7 @@
  * I/O errors (unreachable server, unreadable files). Links the core
  * library, libsodium and libcurl only.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -36,51 +46,83 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
-#include "podcap/bytes.h"
-#include "podcap/fileio.h"
 #include "podcap/base64.h"
 #include "podcap/buildid.h"
+#include "podcap/bytes.h"
+#include "podcap/clock.h"
 #include "podcap/config.h"
+#include "podcap/fileio.h"
+#include "podcap/hex.h"
 #include "podcap/keys.h"
 #include "podcap/ledger.h"
 #include "podcap/note.h"
 #include "podcap/record.h"
+#include "podcap/units.h"
 #include "podcap/verify.h"
 
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
 #define MAX_STATE ((size_t)256 << 20)      /* largest --state file read */
 
+#define MAX_MAPS 64                        /* --pod-map files, directories counted by file */
+
 struct opts {
 	const char *key;
 	const char *url;
 	const char *ledger;
-	const char *pod_map;
+	const char *pod_maps[MAX_MAPS];  /* files and directories, as given */
+	size_t npod_maps;
 	const char *state;
 	const char *checkpoint;          /* verify this signed checkpoint, not the source's newest */
 	bool json;
+	struct pc_verify_policy policy;
 };
 
 static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n"
-		"                     [--pod-map FILE] [--state FILE] [--checkpoint FILE] [--json]\n");
+		"                     [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] [--json]\n"
+		"                     [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]\n"
+		"                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
+		"                     [--max-merged-windows N] [--build-id HEX]...\n");
+}
+
+/* "podcap-verify: <message>" on stderr. */
+static void
+say(const char *fmt, va_list ap)
+{
+	fputs("podcap-verify: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
 }
 
 static void
 die_io(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void
+die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 static void
 die_io(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("podcap-verify: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	exit(2);
+}
+
+/* A bad option argument: exit 2, as for any usage error. */
+static void
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	usage(stderr);
 	exit(2);
 }
 
@@ -316,6 +358,66 @@ write_state(const char *path, const char *text, size_t len)
 	close(dfd);
 }
 
+static uint64_t
+arg_duration(const char *opt, const char *arg)
+{
+	struct pc_error err;
+	uint64_t ns;
+
+	if (pc_parse_duration(arg, &ns, &err) < 0)
+		die_usage("--%s %s: %s", opt, arg, err.msg);
+	return ns;
+}
+
+static uint64_t
+arg_count(const char *opt, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long n = strtoull(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-')
+		die_usage("--%s %s: not a whole number", opt, arg);
+	return (uint64_t)n;
+}
+
+/* The options of the verifier's policy; false when c is none of them. */
+static bool
+policy_arg(int c, const char *arg, struct pc_verify_policy *p)
+{
+	struct pc_error err;
+
+	switch (c) {
+	case 'n':
+		if (pc_utc_parse(arg, &p->now_ns, &err) < 0 || p->now_ns == 0)
+			die_usage("--now: %s", err.msg);
+		return true;
+	case 'S':
+		p->clock_skew_ns = arg_duration("clock-skew", arg);
+		return true;
+	case 'U':
+		p->max_unaccounted_ns = arg_duration("max-unaccounted", arg);
+		return true;
+	case 'G':
+		p->max_gap_ns = arg_duration("max-gap", arg);
+		return true;
+	case 'A':
+		p->max_checkpoint_age_ns = arg_duration("max-checkpoint-age", arg);
+		return true;
+	case 'M':
+		p->max_merged_windows = arg_count("max-merged-windows", arg);
+		return true;
+	case 'b':
+		if (p->nbuild_ids == PC_VERIFY_MAX_BUILD_IDS)
+			die_usage("more than %d --build-id", PC_VERIFY_MAX_BUILD_IDS);
+		if (!pc_unhex(arg, strlen(arg), p->build_ids[p->nbuild_ids], 32))
+			die_usage("--build-id %s: not 64 hex digits", arg);
+		p->nbuild_ids++;
+		return true;
+	}
+	return false;
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -327,6 +429,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "state", required_argument, NULL, 's' },
 		{ "checkpoint", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "now", required_argument, NULL, 'n' },
+		{ "clock-skew", required_argument, NULL, 'S' },
+		{ "max-unaccounted", required_argument, NULL, 'U' },
+		{ "max-gap", required_argument, NULL, 'G' },
+		{ "max-checkpoint-age", required_argument, NULL, 'A' },
+		{ "max-merged-windows", required_argument, NULL, 'M' },
+		{ "build-id", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -334,7 +443,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	struct pc_error err;
 	int c;
 
+	pc_verify_policy_init(&o->policy);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (policy_arg(c, optarg, &o->policy))
+			continue;
 		switch (c) {
 		case 'k':
 			o->key = optarg;
@@ -346,7 +458,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->ledger = optarg;
 			break;
 		case 'p':
-			o->pod_map = optarg;
+			if (o->npod_maps == MAX_MAPS)
+				die_usage("more than %d --pod-map", MAX_MAPS);
+			o->pod_maps[o->npod_maps++] = optarg;
 			break;
 		case 's':
 			o->state = optarg;
@@ -373,14 +487,77 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
+	/* the verifier always says what time it is: its pulls are kept in the state */
+	if (o->policy.now_ns == 0)
+		o->policy.now_ns = pc_now_ns();
+}
+
+/* ---- the declared pod maps ---- */
+
+struct maps {
+	struct pc_config cfg[MAX_MAPS];
+	const struct pc_config *ptr[MAX_MAPS];
+	size_t n;
+};
+
+static void
+load_map(struct maps *m, const char *path)
+{
+	struct pc_error err;
+
+	if (m->n == MAX_MAPS)
+		die_usage("more than %d pod maps", MAX_MAPS);
+	if (pc_config_load(path, &m->cfg[m->n], &err) < 0) {
+		pc_error_print(&err, stderr);
+		exit(2);
+	}
+	m->ptr[m->n] = &m->cfg[m->n];
+	m->n++;
+}
+
+static int
+yaml_entry(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return e->d_name[0] != '.' && n > 5 && strcmp(e->d_name + n - 5, ".yaml") == 0;
+}
+
+/* A file, or a directory: every *.yaml in it, in name order. */
+static void
+load_maps(struct maps *m, const char *arg)
+{
+	struct dirent **names;
+	char path[PC_PATH_LEN];
+	DIR *d = opendir(arg);
+
+	if (d == NULL) {
+		if (errno != ENOTDIR)
+			die_io("%s: %s", arg, strerror(errno));
+		load_map(m, arg);
+		return;
+	}
+	closedir(d);
+	int n = scandir(arg, &names, yaml_entry, alphasort);
+	if (n < 0)
+		die_io("%s: %s", arg, strerror(errno));
+	if (n == 0)
+		die_io("%s: no *.yaml pod map in it", arg);
+	for (int i = 0; i < n; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", arg, names[i]->d_name) >= sizeof(path))
+			die_io("%s/%s: path too long", arg, names[i]->d_name);
+		load_map(m, path);
+		free(names[i]);
+	}
+	free(names);
 }
 
 int
 main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	static struct opts o;
+	static struct maps maps;
 	struct pc_verifier_key key;
-	struct pc_config cfg;
 	struct pc_error err;
 
 	parse_args(argc, argv, &o);
@@ -388,13 +565,12 @@ main(int argc, char **argv)
 		die_io("cannot initialise libsodium");
 	if (pc_verifier_key_load(o.key, &key, &err) < 0)
 		die_io("%s", err.msg);
-	if (o.pod_map != NULL && pc_config_load(o.pod_map, &cfg, &err) < 0) {
-		pc_error_print(&err, stderr);
-		return 2;
-	}
-	struct pc_verify *v = pc_verify_new(&key, o.pod_map ? &cfg : NULL);
+	for (size_t i = 0; i < o.npod_maps; i++)
+		load_maps(&maps, o.pod_maps[i]);
+	struct pc_verify *v = pc_verify_new_maps(&key, maps.ptr, maps.n);
 	if (v == NULL)
 		die_io("out of memory");
+	pc_verify_set_policy(v, &o.policy);
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);
@@ -414,6 +590,11 @@ main(int argc, char **argv)
 		verify_url(v, o.url, cp, cp_len);
 	free(cp);
 	int rc = pc_verify_finish(v);
+	/* what this run took on the log's word: said even when the report is read by a program */
+	for (int w = 0; w < PC_VW_COUNT; w++)
+		if (pc_verify_warnings(v) & (1u << w))
+			fprintf(stderr, "podcap-verify: warning: %s\n",
+				pc_verify_warning_text((enum pc_verify_warning)w));
 	if (o.json)
 		pc_verify_print_json(v, stdout);
 	else
@@ -430,7 +611,7 @@ main(int argc, char **argv)
 		free(text);
 	}
 	pc_verify_free(v);
-	if (o.pod_map != NULL)
-		pc_config_free(&cfg);
+	for (size_t i = 0; i < maps.n; i++)
+		pc_config_free(&maps.cfg[i]);
 	return rc;
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "podcap/error.h"
+
 #define PC_UTC_LEN 40   /* room for any pc_utc_format output */
 
 /* CLOCK_MONOTONIC in ns. */
@@ -22,5 +24,11 @@ uint64_t pc_now_ns(void);
  * fractional seconds (trailing zeros dropped) only when they are not zero.
  */
 void pc_utc_format(uint64_t ns, char *buf, size_t len);
+/*
+ * An RFC 3339 time, "2024-01-01T00:01:00Z", "2024-01-01T01:01:00.5+01:00"
+ * (T or t or a space, Z or z or an offset), into ns since the epoch; what
+ * pc_utc_format writes reads back as the same value. 0, or -1 with err.
+ */
+int pc_utc_parse(const char *s, uint64_t *ns, struct pc_error *err);
 
 #endif /* PODCAP_CLOCK_H */

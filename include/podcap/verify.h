@@ -10,7 +10,8 @@
  * detects rollbacks and forks. What a verifier checks is specified in
  * docs/log-format.md, "Verifying".
  *
- *	v = pc_verify_new(&key, podmap_or_NULL);
+ *	v = pc_verify_new_maps(&key, maps, nmaps);       (or pc_verify_new, one map or none)
+ *	pc_verify_set_policy(v, &policy);                (optional: now, skew, limits, builds)
  *	pc_verify_resume(v, state, state_len, &err);     (optional)
  *	if (pc_verify_checkpoint(v, note, len) == 0)
  *		for (i = pc_verify_resume_at(v); i < pc_verify_size(v); i++)
@@ -41,10 +42,14 @@ enum pc_verify_check {
 	PC_VC_DECODE,         /* a record is not well-formed */
 	PC_VC_APPLIANCE,      /* a record names another appliance than the origin */
 	PC_VC_SEQUENCE,       /* order of records, window continuity, what is in force */
-	PC_VC_PODMAP,         /* a window ran under another pod map than --pod-map */
+	PC_VC_PODMAP,         /* a START or RELOAD names no declared pod map, or differs from it */
 	PC_VC_ENVELOPE,       /* a pod passed more than burst + cap x time */
 	PC_VC_ROLLBACK,       /* the tree is smaller than the last trusted one */
 	PC_VC_FORK,           /* the tree does not extend the last trusted one */
+	PC_VC_TIME,           /* a record ends after the verifier's now, or now is before a pull */
+	PC_VC_LIMIT,          /* past a limit of the verifier's policy: unaccounted time, age, merging */
+	PC_VC_BUILD,          /* a build id not the one in force, or not one the verifier pinned */
+	PC_VC_COUNTERS,       /* counters or link blocks no real port can produce */
 	PC_VC_COUNT,
 };
 
@@ -134,6 +139,43 @@ struct pc_verify;
 
 /* key: the appliance's verifier key; podmap: check against it, or NULL. */
 struct pc_verify *pc_verify_new(const struct pc_verifier_key *key, const struct pc_config *podmap);
+/*
+ * The same with n declared pod maps (--pod-map, repeated), none when n is
+ * 0: every START and RELOAD must name the digest of one of them, and the
+ * windows after it are checked against that one. The maps must outlive v.
+ */
+struct pc_verify *pc_verify_new_maps(const struct pc_verifier_key *key,
+				     const struct pc_config *const *maps, size_t n);
+
+/* ---- the verifier's policy: what it knows besides the log, and the limits it sets ---- */
+
+#define PC_VERIFY_UNLIMITED UINT64_MAX
+#define PC_VERIFY_MAX_BUILD_IDS 64
+#define PC_VERIFY_DEFAULT_SKEW_NS (30 * 1000000000ULL)
+
+struct pc_verify_policy {
+	/*
+	 * The verifier's now, ns since the epoch (--now, else its own clock).
+	 * 0: CLOCK_REALTIME when the checkpoint is given; a pull is then not
+	 * recorded in the state, as the caller did not say what time it is.
+	 */
+	uint64_t now_ns;
+	/* How far a window may end after now (--clock-skew); below one window, see docs. */
+	uint64_t clock_skew_ns;
+	uint64_t max_unaccounted_ns;    /* GAPs, downtime and clock time outside windows, in all */
+	uint64_t max_gap_ns;            /* the longest unbroken stretch of it */
+	uint64_t max_checkpoint_age_ns; /* now - the end of the newest window */
+	uint64_t max_merged_windows;    /* windows one WINDOW record may cover */
+	size_t nbuild_ids;              /* 0: any build id is accepted */
+	uint8_t build_ids[PC_VERIFY_MAX_BUILD_IDS][32];
+};
+
+/* The defaults: now from the clock, a skew of 30 s, no limit, any build. */
+void pc_verify_policy_init(struct pc_verify_policy *p);
+/* Before pc_verify_resume and pc_verify_checkpoint; a verifier starts with the defaults. */
+void pc_verify_set_policy(struct pc_verify *v, const struct pc_verify_policy *p);
+/* The policy in force, now_ns filled in once the checkpoint was given. */
+const struct pc_verify_policy *pc_verify_policy_of(const struct pc_verify *v);
 void pc_verify_free(struct pc_verify *v);
 
 /*
@@ -229,6 +271,65 @@ int pc_verify_pod_totals(const struct pc_verify *v, const char *pod, enum pc_dir
 
 uint64_t pc_verify_nrecords(const struct pc_verify *v);   /* records fed */
 uint64_t pc_verify_nwindows(const struct pc_verify *v);   /* window records accepted */
+
+/* ---- results of the policy's checks, for the report to state ---- */
+
+/*
+ * Time no window covers, from GAP records, restarts (the downtime before a
+ * START, after a STOP or not) and the real time a CLOCK record says passed
+ * between two windows: the total, the longest unbroken stretch and the
+ * record that ends it (-1 when there is none).
+ */
+void pc_verify_unaccounted(const struct pc_verify *v, uint64_t *total_ns, uint64_t *longest_ns,
+			   int64_t *longest_record);
+/* The most windows one WINDOW record covers (0 if none), and that record (-1 if none). */
+void pc_verify_merged(const struct pc_verify *v, uint64_t *windows, int64_t *record);
+/*
+ * The verifier's now, the end of the newest window accounted for (0 when
+ * none) and the checkpoint's age: now less that end, 0 when it is ahead.
+ */
+void pc_verify_freshness(const struct pc_verify *v, uint64_t *now_ns, uint64_t *newest_end_ns,
+			 uint64_t *age_ns);
+
+/* A successful run kept in the state: its now and what the log was then. */
+struct pc_verify_pull {
+	uint64_t now_ns;
+	uint64_t size;             /* tree size */
+	uint64_t cursor_ns;        /* end of the newest window accounted for */
+};
+#define PC_VERIFY_MAX_PULLS 16
+/* The pulls of earlier runs the state kept (the newest last), not this run's. */
+size_t pc_verify_npulls(const struct pc_verify *v);
+const struct pc_verify_pull *pc_verify_pull_at(const struct pc_verify *v, size_t i);
+
+/* A build id or a pod map digest, and the windows that ran under it. */
+struct pc_verify_use {
+	uint8_t id[32];            /* the build id, or the pod map digest */
+	uint64_t first_record;     /* the START (or RELOAD) that first put it in force */
+	uint64_t first_window_ns;  /* start of its first window; 0 when none ran under it */
+	uint64_t last_end_ns;      /* end of its last window */
+	uint64_t windows;
+	int map;                   /* pod maps: index of the declared map with that digest, or -1 */
+};
+/* Every build id seen, in the order first seen (up to PC_VERIFY_MAX_KEPT). */
+uint64_t pc_verify_nbuilds(const struct pc_verify *v);
+const struct pc_verify_use *pc_verify_build_at(const struct pc_verify *v, size_t i);
+/* Every pod map digest put in force, the same way; map_at gives its file (->path). */
+uint64_t pc_verify_nmaps_used(const struct pc_verify *v);
+const struct pc_verify_use *pc_verify_map_used_at(const struct pc_verify *v, size_t i);
+size_t pc_verify_nmaps(const struct pc_verify *v);
+const struct pc_config *pc_verify_map_at(const struct pc_verify *v, size_t i);
+
+/* What a run could not check, for the report to say (bits of 1 << warning). */
+enum pc_verify_warning {
+	PC_VW_NO_PODMAP = 0,       /* no --pod-map: the caps and pods are the log's own claims */
+	PC_VW_ANY_BUILD,           /* no --build-id: any executable was accepted */
+	PC_VW_NO_TRUSTED,          /* no trusted checkpoint: a rewritten log goes unseen */
+	PC_VW_COUNT,
+};
+unsigned pc_verify_warnings(const struct pc_verify *v);
+/* One sentence for the report. */
+const char *pc_verify_warning_text(enum pc_verify_warning w);
 
 /*
  * The report: per-pod table, per-link drops, events, failures and the last

@@ -38,6 +38,10 @@ static const char *const check_names[PC_VC_COUNT] = {
 	[PC_VC_ENVELOPE] = "envelope",
 	[PC_VC_ROLLBACK] = "rollback",
 	[PC_VC_FORK] = "fork",
+	[PC_VC_TIME] = "time",
+	[PC_VC_LIMIT] = "limit",
+	[PC_VC_BUILD] = "build",
+	[PC_VC_COUNTERS] = "counters",
 };
 
 const char *
@@ -168,7 +172,8 @@ pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index,
 /* ---- lifecycle ---- */
 
 struct pc_verify *
-pc_verify_new(const struct pc_verifier_key *key, const struct pc_config *podmap)
+pc_verify_new_maps(const struct pc_verifier_key *key, const struct pc_config *const *maps,
+		   size_t n)
 {
 	struct pc_verify *v = calloc(1, sizeof(*v));
 
@@ -177,18 +182,38 @@ pc_verify_new(const struct pc_verifier_key *key, const struct pc_config *podmap)
 	v->fails = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->fails));
 	v->events = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->events));
 	v->changed = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->changed));
-	if (v->fails == NULL || v->events == NULL || v->changed == NULL) {
+	v->builds.u = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->builds.u));
+	v->mapuse.u = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->mapuse.u));
+	v->maps = calloc(n ? n : 1, sizeof(*v->maps));
+	v->map_digest = calloc(n ? n : 1, sizeof(*v->map_digest));
+	if (v->fails == NULL || v->events == NULL || v->changed == NULL || v->builds.u == NULL ||
+	    v->mapuse.u == NULL || v->maps == NULL || v->map_digest == NULL) {
 		pc_verify_free(v);
 		return NULL;
 	}
 	v->key = *key;
-	v->podmap = podmap;
-	if (podmap != NULL)
-		pc_config_digest(podmap, v->podmap_digest);
+	for (size_t i = 0; i < n; i++) {
+		v->maps[i] = maps[i];
+		pc_config_digest(maps[i], v->map_digest[i]);
+	}
+	v->nmaps = n;
+	pc_verify_policy_init(&v->policy);
+	v->unacc_longest_record = -1;
+	v->merged_record = -1;
+	v->gap_build_record = -1;
+	v->builds.inforce = -1;
+	v->mapuse.inforce = -1;
+	v->inforce_map = -1;
 	v->stored_all = true;
 	pc_merkle_range_init(&v->range);
 	pc_merkle_range_init(&v->stored);
 	return v;
+}
+
+struct pc_verify *
+pc_verify_new(const struct pc_verifier_key *key, const struct pc_config *podmap)
+{
+	return pc_verify_new_maps(key, &podmap, podmap != NULL ? 1 : 0);
 }
 
 void
@@ -199,6 +224,12 @@ pc_verify_free(struct pc_verify *v)
 	free(v->fails);
 	free(v->events);
 	free(v->changed);
+	free(v->builds.u);
+	free(v->mapuse.u);
+	free(v->maps);
+	free(v->map_digest);
+	free(v->inforce_uplinks);
+	free(v->uplink_seen);
 	free(v->inforce);
 	free(v->inforce_sum);
 	free(v->pods);
@@ -294,6 +325,7 @@ pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 	v->note[len] = '\0';
 	v->note_len = len;
 	v->cp_ok = true;
+	pcv_policy_begin(v);
 	return 0;
 }
 
@@ -341,8 +373,30 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 		pcv_fail(v, PC_VC_APPLIANCE, (int64_t)index, &r,
 			 "record of appliance '%s' in the log of '%s'", r.appliance_id,
 			 v->appliance);
+	pcv_time_record(v, index, &r);
 	pcv_sequence(v, index, &r);
 	pc_record_free(&r);
+}
+
+/*
+ * The counters findings come last: an impossible counter is most often
+ * the trace of a record changed after signing, which the tree's failure
+ * names first.
+ */
+static void
+counters_last(struct pc_verify *v)
+{
+	uint64_t kept = pcv_kept(v->nfails), n = 0;
+	struct pc_verify_failure *tmp = malloc(kept * sizeof(*tmp) + 1);
+
+	if (tmp == NULL)
+		return;   /* the order is only the report's: keep the one found */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t i = 0; i < kept; i++)
+			if ((v->fails[i].check == PC_VC_COUNTERS) == (pass == 1))
+				tmp[n++] = v->fails[i];
+	memcpy(v->fails, tmp, kept * sizeof(*tmp));
+	free(tmp);
 }
 
 int
@@ -354,7 +408,11 @@ pc_verify_finish(struct pc_verify *v)
 	pcv_events_close(v);
 	if (v->cp_ok)
 		pcv_tree_finish(v);
+	if (pc_verify_find(v, PC_VC_COUNTERS) != NULL)
+		counters_last(v);
 	pcv_env_finish(v);
+	if (v->cp_ok)
+		pcv_policy_finish(v);
 	return v->nfails > 0;
 }
 

@@ -13,6 +13,11 @@
  *	verify_report.c    the text and JSON reports, and the number forms they use
  *	verify_state.c     the saved state: written after a clean run, read as
  *	                   hostile input
+ *	verify_policy.c    what the verifier knows besides the log: its now and
+ *	                   pulls, its limits, the build ids it pins and the pod
+ *	                   maps it declares (checks 9 to 12)
+ *	verify_counters.c  counters and link blocks a real port can produce
+ *	                   (check 13)
  *
  * Names here begin with pcv_: they link across those files and are no part
  * of include/podcap/verify.h.
@@ -102,10 +107,38 @@ struct changed {
 	uint64_t window_start_ns;
 };
 
+/* Build ids or pod map digests: what ran under each, and which one is in force. */
+struct uses {
+	struct pc_verify_use *u;         /* PC_VERIFY_MAX_KEPT entries */
+	uint64_t n;                      /* all of them; the first PC_VERIFY_MAX_KEPT are kept */
+	int64_t inforce;                 /* index of the one in force, -1 when none (or not kept) */
+};
+
 struct pc_verify {
 	struct pc_verifier_key key;
-	const struct pc_config *podmap;
-	uint8_t podmap_digest[PC_DIGEST_LEN];
+	const struct pc_config **maps;   /* the declared pod maps (--pod-map) */
+	uint8_t (*map_digest)[PC_DIGEST_LEN];
+	size_t nmaps;
+
+	/* the policy, and what its checks carry from one record to the next */
+	struct pc_verify_policy policy;
+	bool now_given;                  /* policy.now_ns came from the caller */
+	struct pc_verify_pull pulls[PC_VERIFY_MAX_PULLS];
+	size_t npulls;
+	uint64_t unacc_total_ns, unacc_run_ns, unacc_longest_ns;
+	int64_t unacc_longest_record;
+	bool unacc_total_reported, unacc_run_reported;
+	uint64_t merged_most;
+	int64_t merged_record;
+	uint8_t build[32];               /* the build id of the START in force */
+	uint64_t build_record;           /* that START */
+	int64_t gap_build_record;        /* a GAP of another build, waiting for its START; -1 */
+	uint8_t gap_build[32];
+	struct uses builds, mapuse;
+	int inforce_map;                 /* the declared map in force, -1 when none */
+	char (*inforce_uplinks)[PC_ID_LEN]; /* the uplinks the pods in force name, sorted */
+	bool *uplink_seen;
+	uint32_t ninforce_uplinks;
 
 	/* the checkpoint under verification */
 	bool cp_ok;
@@ -140,7 +173,6 @@ struct pc_verify {
 	struct podlim *inforce;
 	uint32_t *inforce_sum;
 	uint32_t ninforce;
-	bool podmap_reported;
 	uint64_t nwindows;
 
 	/* summaries */
@@ -234,6 +266,32 @@ void pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index,
 		  uint64_t start, uint64_t len, uint64_t bytes, uint64_t cap, uint64_t burst);
 /* At the end of the log: reports the worst interval of every run still open. */
 void pcv_env_finish(struct pc_verify *v);
+
+/* ---- the policy (verify_policy.c) ---- */
+
+/* The checkpoint verified: fixes now, checks the declared maps and the last pull against it. */
+void pcv_policy_begin(struct pc_verify *v);
+/* Any record that decoded: none may end, or be made, after now + skew. */
+void pcv_time_record(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+/* Any record the sequence takes: its build id against the one in force and the pinned ones. */
+void pcv_build_record(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+/* `ns` more time no window covers, told by record `index`. */
+void pcv_unaccounted(struct pc_verify *v, uint64_t index, const struct pc_record *r, uint64_t ns);
+/* A START or RELOAD: the index of the declared map it names, or -1 (a failure when maps were declared). */
+int pcv_declared_map(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+/* A WINDOW the sequence accepted: merging, the uses, the end of an unaccounted stretch. */
+void pcv_policy_window(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+/* At the end of the log: the checkpoint's age. */
+void pcv_policy_finish(struct pc_verify *v);
+/* Puts `id` in force from record `index` on, adding it when new. */
+void pcv_use_begin(struct uses *u, const uint8_t id[32], uint64_t index, int map);
+
+/* ---- counters a real port can produce (verify_counters.c) ---- */
+
+/* The pods in force changed: the uplinks they name, for the link blocks of their windows. */
+void pcv_inforce_uplinks(struct pc_verify *v);
+/* A WINDOW with the pods in force: its link blocks and every counter's bytes per frame. */
+void pcv_check_counters(struct pc_verify *v, uint64_t index, const struct pc_record *r);
 
 /* ---- number forms (verify_report.c), in the report, the messages and the state ---- */
 

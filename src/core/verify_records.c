@@ -5,7 +5,8 @@
  * the pod map digest and pods in force and whether podcapd is stopped,
  * each record must continue the log exactly where it is. Gaps, restarts,
  * reloads, stops and clock steps are reported as events; what no record
- * explains is a failure.
+ * explains is a failure. Each START and RELOAD puts in force the declared
+ * pod map it names (verify_policy.c), whose pods it must list.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 
 #include "podcap/clock.h"
 #include "podcap/config.h"
-#include "podcap/hex.h"
 #include "podcap/record.h"
 #include "podcap/verify.h"
 
@@ -26,14 +26,11 @@ podlim_eq(const struct podlim *a, const struct pc_record_pod *p)
 	    a->cap_bps == p->cap_bps && a->burst_bytes == p->burst_bytes && a->mode == p->mode;
 }
 
-/* START and RELOAD against --pod-map: the limits the record claims are the file's. */
+/* START and RELOAD against the declared map they name: the limits the record claims are the file's. */
 static void
-check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r,
+		  const struct pc_config *c)
 {
-	const struct pc_config *c = v->podmap;
-
-	if (c == NULL || memcmp(r->podmap_digest, v->podmap_digest, PC_DIGEST_LEN) != 0)
-		return;   /* a different digest is reported at its first window */
 	if (r->window_len_ns != c->window_ns)
 		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "window length %" PRIu64
 			 " ns, the pod map says %" PRIu64 " ns", r->window_len_ns, c->window_ns);
@@ -66,7 +63,7 @@ check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r
 
 /*
  * START and RELOAD: from this record's window on, its pod map and pods are
- * in force (and, with --pod-map, they must be the file's).
+ * in force (and, with --pod-map, they must be those of the file it names).
  */
 static void
 set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
@@ -97,7 +94,11 @@ set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 				 p->id);
 		v->pods[v->inforce_sum[i]].stamp = index;
 	}
-	check_podmap_pods(v, index, r);
+	pcv_inforce_uplinks(v);
+	v->inforce_map = pcv_declared_map(v, index, r);
+	if (v->inforce_map >= 0)
+		check_podmap_pods(v, index, r, v->maps[v->inforce_map]);
+	pcv_use_begin(&v->mapuse, r->podmap_digest, index, v->inforce_map);
 }
 
 /*
@@ -169,6 +170,7 @@ on_start(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		e->from_ns = v->resync ? r->window_start_ns : v->cursor_ns;
 		e->windows = (r->window_start_ns - e->from_ns) / r->window_len_ns;
 		e->clean = v->stopped;
+		pcv_unaccounted(v, index, r, r->window_start_ns - e->from_ns);
 	}
 	v->started = true;
 	v->stopped = false;
@@ -201,16 +203,8 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 			return;
 		}
 	v->nwindows += r->window_count;
-	if (v->podmap != NULL && !v->podmap_reported &&
-	    memcmp(r->podmap_digest, v->podmap_digest, PC_DIGEST_LEN) != 0) {
-		char a[2 * PC_DIGEST_LEN + 1], b[2 * PC_DIGEST_LEN + 1];
-
-		pc_hex(r->podmap_digest, PC_DIGEST_LEN, a);
-		pc_hex(v->podmap_digest, PC_DIGEST_LEN, b);
-		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "window ran under pod map %s, the pod "
-			 "map given has digest %s", a, b);
-		v->podmap_reported = true;
-	}
+	pcv_check_counters(v, index, r);
+	pcv_policy_window(v, index, r);
 	pcv_account_window(v, index, r);
 }
 
@@ -228,6 +222,7 @@ on_gap(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	v->stopped = stopped;
 	struct pc_verify_event *e = pcv_event(v, PC_VE_GAP, index, r);
 	e->windows = r->window_count;
+	pcv_unaccounted(v, index, r, r->window_count * r->window_len_ns);
 	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
 }
 
@@ -265,8 +260,10 @@ on_clock(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	e->from_ns = v->cursor_ns;
 	e->step_ns = r->step_ns;
 	e->elapsed_ns = r->elapsed_ns;
-	if (!resync)
+	if (!resync) {
 		v->skipped_ns += skip - r->elapsed_ns;
+		pcv_unaccounted(v, index, r, r->elapsed_ns);
+	}
 	v->cursor_ns = r->window_start_ns;
 }
 
@@ -308,6 +305,7 @@ pcv_sequence(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	if (index == 0 && r->type != PC_REC_START)
 		pcv_fail(v, PC_VC_SEQUENCE, 0, r, "record 0 is not a start record");
+	pcv_build_record(v, index, r);
 	if (r->type < sizeof(on_type) / sizeof(on_type[0]) && on_type[r->type] != NULL)
 		on_type[r->type](v, index, r);
 }

@@ -23,7 +23,7 @@
 
 #include "verify_impl.h"
 
-#define STATE_MAGIC "podcap-verify-state 3\n"
+#define STATE_MAGIC "podcap-verify-state 4\n"
 #define STATE_OLDER "podcap-verify-state "   /* another version: its checkpoint alone is used */
 #define SUM_TAG "sum "
 #define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)
@@ -136,20 +136,85 @@ save_tree(const struct pc_verify *v, FILE *f)
 	fprintf(f, "bytes %" PRIu64 "\n", v->rec_bytes);
 }
 
-/* The pod map checked against, and what the sequence carries to the next record. */
+/* The earlier pulls and this one, when its caller said what time it is. */
+static void
+save_pulls(const struct pc_verify *v, FILE *f)
+{
+	struct pc_verify_pull now = { v->policy.now_ns, v->nrec, v->cursor_ns };
+	size_t n = v->npulls + (v->now_given ? 1 : 0);
+	size_t from = n > PC_VERIFY_MAX_PULLS ? n - PC_VERIFY_MAX_PULLS : 0;
+
+	fprintf(f, "pulls %zu\n", n - from);
+	for (size_t i = from; i < n; i++) {
+		const struct pc_verify_pull *p = i < v->npulls ? &v->pulls[i] : &now;
+
+		fprintf(f, "pull %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->now_ns, p->size,
+			p->cursor_ns);
+	}
+}
+
+/* What the records were checked against: a run under another policy checks them all again. */
+static void
+save_policy(const struct pc_verify *v, FILE *f)
+{
+	const struct pc_verify_policy *p = &v->policy;
+
+	fprintf(f, "policy %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n", p->clock_skew_ns,
+		p->max_unaccounted_ns, p->max_gap_ns, p->max_merged_windows, p->nbuild_ids);
+	for (size_t i = 0; i < p->nbuild_ids; i++) {
+		fputs("pin", f);
+		put_hex(f, p->build_ids[i], 32);
+		fputc('\n', f);
+	}
+	fprintf(f, "podmaps %zu\n", v->nmaps);
+	for (size_t i = 0; i < v->nmaps; i++) {
+		fputs("podmap", f);
+		put_hex(f, v->map_digest[i], PC_DIGEST_LEN);
+		fputc('\n', f);
+	}
+}
+
+static void
+save_uses(FILE *f, const char *what, const struct uses *u)
+{
+	fprintf(f, "uses %s %" PRIu64 " %" PRIu64, what, u->n, pcv_kept(u->n));
+	put_i128(f, u->inforce);
+	fputc('\n', f);
+	for (uint64_t i = 0; i < pcv_kept(u->n); i++) {
+		const struct pc_verify_use *e = &u->u[i];
+
+		fputs("use", f);
+		put_hex(f, e->id, 32);
+		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, e->first_record,
+			e->first_window_ns, e->last_end_ns, e->windows);
+		put_i128(f, e->map);
+		fputc('\n', f);
+	}
+}
+
+/* What the sequence and the policy's checks carry to the next record. */
 static void
 save_sequence(const struct pc_verify *v, FILE *f)
 {
-	fputs("podmap", f);
-	if (v->podmap != NULL)
-		put_hex(f, v->podmap_digest, PC_DIGEST_LEN);
-	else
-		fputs(" -", f);
-	fprintf(f, "\nsequence %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
+	fprintf(f, "sequence %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
 		v->started ? 1 : 0, v->stopped ? 1 : 0, v->cursor_ns, v->skipped_ns, v->window_ns,
 		v->inforce_record, v->nwindows);
 	put_hex(f, v->digest, PC_DIGEST_LEN);
+	fprintf(f, "\ntime %" PRIu64 " %" PRIu64 " %" PRIu64, v->unacc_total_ns, v->unacc_run_ns,
+		v->unacc_longest_ns);
+	put_i128(f, v->unacc_longest_record);
+	fprintf(f, " %" PRIu64, v->merged_most);
+	put_i128(f, v->merged_record);
+	fputs("\nbuild", f);
+	put_hex(f, v->build, 32);
+	fprintf(f, " %" PRIu64, v->build_record);
+	put_i128(f, v->gap_build_record);
+	put_hex(f, v->gap_build, 32);
+	fputs("\ninforce-map", f);
+	put_i128(f, v->inforce_map);
 	fputc('\n', f);
+	save_uses(f, "builds", &v->builds);
+	save_uses(f, "maps", &v->mapuse);
 }
 
 static void
@@ -194,6 +259,8 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 	fwrite(v->note, 1, v->note_len, f);
 	fputs(STATE_MAGIC, f);
 	save_tree(v, f);
+	save_pulls(v, f);
+	save_policy(v, f);
 	save_sequence(v, f);
 	fprintf(f, "pods %" PRIu32 "\n", v->npods);
 	for (uint32_t i = 0; i < v->npods; i++)
@@ -320,6 +387,17 @@ get_id(char **s, char id[PC_ID_LEN])
 	return true;
 }
 
+static bool
+get_i64(char **s, int64_t *x, int64_t lo, int64_t hi)
+{
+	i128 y;
+
+	if (!get_i128(s, &y) || y < lo || y > hi)
+		return false;
+	*x = (int64_t)y;
+	return true;
+}
+
 /* "word rest": rest in *s when the line starts with word. */
 static bool
 line_is(struct lines *ls, const char *word, char **s)
@@ -394,6 +472,7 @@ load_inforce(struct pc_verify *v, struct lines *ls)
 		pl->mode = (uint8_t)mode;
 		v->inforce_sum[i] = (uint32_t)sum;
 	}
+	pcv_inforce_uplinks(v);
 	return true;
 }
 
@@ -495,13 +574,119 @@ load_events(struct pc_verify *v, struct lines *ls)
 	return counted == total;
 }
 
+static bool
+load_pulls(struct pc_verify *v, struct lines *ls)
+{
+	char *s;
+	uint64_t n;
+
+	if (!line_is(ls, "pulls", &s) || !get_u64(&s, &n) || *s != '\0' || n > PC_VERIFY_MAX_PULLS)
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		struct pc_verify_pull *p = &v->pulls[i];
+
+		if (!line_is(ls, "pull", &s) || !get_u64(&s, &p->now_ns) || !get_u64(&s, &p->size) ||
+		    !get_u64(&s, &p->cursor_ns) || *s != '\0' ||
+		    p->size > v->trusted.size)
+			return false;
+	}
+	v->npulls = (size_t)n;
+	return true;
+}
+
+/* 1 when the state's policy and pod maps are this run's, 0 when not, -1 when malformed. */
+static int
+load_policy(const struct pc_verify *v, struct lines *ls)
+{
+	const struct pc_verify_policy *p = &v->policy;
+	char *s;
+	uint64_t skew, unacc, gap, merged, npins, nmaps;
+	uint8_t id[32];
+	bool same;
+
+	if (!line_is(ls, "policy", &s) || !get_u64(&s, &skew) || !get_u64(&s, &unacc) ||
+	    !get_u64(&s, &gap) || !get_u64(&s, &merged) || !get_u64(&s, &npins) || *s != '\0' ||
+	    npins > PC_VERIFY_MAX_BUILD_IDS)
+		return -1;
+	same = skew == p->clock_skew_ns && unacc == p->max_unaccounted_ns &&
+	       gap == p->max_gap_ns && merged == p->max_merged_windows && npins == p->nbuild_ids;
+	for (uint64_t i = 0; i < npins; i++) {
+		if (!line_is(ls, "pin", &s) || !get_hex(&s, id, 32) || *s != '\0')
+			return -1;
+		same = same && memcmp(id, p->build_ids[i], 32) == 0;
+	}
+	if (!line_is(ls, "podmaps", &s) || !get_u64(&s, &nmaps) || *s != '\0' ||
+	    nmaps > UINT32_MAX)
+		return -1;
+	same = same && nmaps == v->nmaps;
+	for (uint64_t i = 0; i < nmaps; i++) {
+		if (!line_is(ls, "podmap", &s) || !get_hex(&s, id, PC_DIGEST_LEN) || *s != '\0')
+			return -1;
+		same = same && memcmp(id, v->map_digest[i], PC_DIGEST_LEN) == 0;
+	}
+	return same ? 1 : 0;
+}
+
+static bool
+load_uses(const struct pc_verify *v, struct lines *ls, const char *what, struct uses *u)
+{
+	char *s;
+	uint64_t kept;
+
+	if (!line_is(ls, "uses", &s) || strncmp(s, what, strlen(what)) != 0 ||
+	    s[strlen(what)] != ' ')
+		return false;
+	s += strlen(what) + 1;
+	if (!get_u64(&s, &u->n) || !get_u64(&s, &kept) || kept != pcv_kept(u->n) ||
+	    !get_i64(&s, &u->inforce, -1, (int64_t)kept - 1) || *s != '\0')
+		return false;
+	for (uint64_t i = 0; i < kept; i++) {
+		struct pc_verify_use *e = &u->u[i];
+		int64_t map;
+
+		if (!line_is(ls, "use", &s) || !get_hex(&s, e->id, 32) ||
+		    !get_u64(&s, &e->first_record) || !get_u64(&s, &e->first_window_ns) ||
+		    !get_u64(&s, &e->last_end_ns) || !get_u64(&s, &e->windows) ||
+		    !get_i64(&s, &map, -1, (int64_t)v->nmaps - 1) || *s != '\0' ||
+		    e->first_record >= v->trusted.size)
+			return false;
+		e->map = (int)map;
+	}
+	return true;
+}
+
+/* What the policy's checks carry: the time figures, the build in force, the uses. */
+static bool
+load_carried(struct pc_verify *v, struct lines *ls)
+{
+	char *s;
+	int64_t map;
+
+	if (!line_is(ls, "time", &s) || !get_u64(&s, &v->unacc_total_ns) || !get_u64(&s, &v->unacc_run_ns) ||
+	    !get_u64(&s, &v->unacc_longest_ns) ||
+	    !get_i64(&s, &v->unacc_longest_record, -1, INT64_MAX) ||
+	    !get_u64(&s, &v->merged_most) || !get_i64(&s, &v->merged_record, -1, INT64_MAX) ||
+	    *s != '\0')
+		return false;
+	if (!line_is(ls, "build", &s) || !get_hex(&s, v->build, 32) ||
+	    !get_u64(&s, &v->build_record) ||
+	    !get_i64(&s, &v->gap_build_record, -1, INT64_MAX) || !get_hex(&s, v->gap_build, 32) ||
+	    *s != '\0')
+		return false;
+	if (!line_is(ls, "inforce-map", &s) || !get_i64(&s, &map, -1, (int64_t)v->nmaps - 1) ||
+	    *s != '\0')
+		return false;
+	v->inforce_map = (int)map;
+	return load_uses(v, ls, "builds", &v->builds) && load_uses(v, ls, "maps", &v->mapuse);
+}
+
 /* Everything after the magic line up to the sum line. */
 static int
 load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
 {
 	char *s;
 	uint64_t size, n, started, stopped, npods, bytes;
-	uint8_t root[PC_HASH_LEN], pm[PC_DIGEST_LEN];
+	uint8_t root[PC_HASH_LEN];
 	struct pc_merkle_range r;
 
 	pc_merkle_range_init(&r);
@@ -520,14 +705,13 @@ load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
 	if (memcmp(root, v->trusted.root, PC_HASH_LEN) != 0)
 		return pc_error_set(err, "the saved tree edge does not hash to the root of the saved "
 			 "checkpoint");
-	if (!line_is(ls, "podmap", &s))
+	if (!load_pulls(v, ls))
 		goto bad;
-	bool had_podmap = strcmp(s, "-") != 0;
-	if (had_podmap && (!get_hex(&s, pm, PC_DIGEST_LEN) || *s != '\0'))
+	int same = load_policy(v, ls);
+	if (same < 0)
 		goto bad;
-	/* the records before were checked against this --pod-map, or none: else start over */
-	if (had_podmap != (v->podmap != NULL) ||
-	    (had_podmap && memcmp(pm, v->podmap_digest, PC_DIGEST_LEN) != 0))
+	/* the records before were checked under this policy and these pod maps, or start over */
+	if (same == 0)
 		return 1;
 	if (!line_is(ls, "sequence", &s) || !get_u64(&s, &started) || started > 1 ||
 	    !get_u64(&s, &stopped) || stopped > 1 || !get_u64(&s, &v->cursor_ns) ||
@@ -538,6 +722,8 @@ load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
 		goto bad;
 	v->started = started == 1;
 	v->stopped = stopped == 1;
+	if (!load_carried(v, ls))
+		goto bad;
 	if (!line_is(ls, "pods", &s) || !get_u64(&s, &npods) || *s != '\0' || npods > UINT32_MAX / 2)
 		goto bad;
 	for (uint64_t i = 0; i < npods; i++)

@@ -203,11 +203,14 @@ struct pc_verify *
 pc_test_verify(const struct pc_test_run *o, const char *note, size_t len,
 	       const struct pc_test_log *lg)
 {
-	struct pc_verify *v = pc_verify_new(o->vk, o->podmap);
+	struct pc_verify *v = o->nmaps > 0 ? pc_verify_new_maps(o->vk, o->maps, o->nmaps) :
+			      pc_verify_new(o->vk, o->podmap);
 	struct pc_error err;
 	uint8_t h[PC_HASH_LEN];
 
 	assert_non_null(v);
+	if (o->policy != NULL)
+		pc_verify_set_policy(v, o->policy);
 	if (o->trusted != NULL)
 		assert_int_equal(pc_verify_trusted(v, o->trusted, strlen(o->trusted), &err), 0);
 	if (o->state != NULL)

@@ -86,6 +86,9 @@ struct pc_test_run {
 	const char *state;                 /* a saved state it must resume from, or NULL */
 	size_t state_len;
 	const struct pc_test_log *stored;  /* the leaf hashes a source keeps beside the records */
+	const struct pc_verify_policy *policy; /* set before the state is read, or NULL */
+	const struct pc_config *const *maps;   /* several declared pod maps, instead of podmap */
+	size_t nmaps;
 };
 
 /*
