@@ -46,12 +46,18 @@ next_label(const struct pc_timeline *tl)
 	return pc_wallclock_label(&tl->clk, tl->next, tl->window_ns);
 }
 
-/* m: CLOCK_MONOTONIC when the close began; t: the table of the closed window. */
+/*
+ * t: the table of the closed window. The two clocks are read together:
+ * compared across the wait for the workers (a worker late by a second),
+ * real time spent waiting would pass for a step of the wall clock.
+ */
 static void
-check_clock(struct pc_timeline *tl, uint64_t m, const struct pc_table *t)
+check_clock(struct pc_timeline *tl, const struct pc_table *t)
 {
+	uint64_t m = pc_mono_ns();
+	uint64_t wall = pc_now_ns();
 	uint64_t seq = RTE_MAX(tl->next, pc_wallclock_sequence(&tl->clk, m, tl->window_ns));
-	int64_t step = pc_wallclock_check(&tl->clk, seq, m, tl->window_ns, pc_now_ns());
+	int64_t step = pc_wallclock_check(&tl->clk, seq, m, tl->window_ns, wall);
 
 	if (step == 0)
 		return;
@@ -80,14 +86,13 @@ pc_timeline_close(struct pc_timeline *tl)
 {
 	struct pc_table *old = pc_dp.table;
 	uint64_t closed_label = pc_wallclock_label(&tl->clk, tl->epoch, tl->window_ns);
-	uint64_t m = pc_mono_ns();
 
 	struct pc_table *nt = pc_control_close(tl->epoch, tl->window_ns, &win);
 	win.start_ns = closed_label;
 	/* the record first: with thousands of pods the lines take tens of ms */
 	pc_recorder_window(&win);
 	pc_control_print(&win);
-	check_clock(tl, m, old);
+	check_clock(tl, old);
 	if (nt != NULL)
 		take_reload(tl, old, nt);
 	tl->epoch = tl->next;

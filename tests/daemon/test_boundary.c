@@ -6,10 +6,12 @@
  * bursts read before its boundary, however late the control thread closes
  * it; the next record covers the windows the control thread fell behind.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -152,6 +154,39 @@ test_stop_after_a_boundary(void **state)
 	assert_int_equal(fx_records[2].start_ns, (E0 + 2) * FX_WINDOW);
 }
 
+static void *
+close_thread(void *arg)
+{
+	(void)arg;
+	pc_timeline_close(&fx_tl);
+	return NULL;
+}
+
+/*
+ * Worker 1 reaches the boundary two seconds late, while the control thread
+ * waits for it. Both clocks move on together: the wall clock did not step,
+ * and no CLOCK record may say it did.
+ */
+static void
+test_late_worker_is_no_clock_step(void **state)
+{
+	uint64_t t1 = fx_boundary(E0 + 1);
+	struct timespec nap = { .tv_sec = 0, .tv_nsec = 50 * 1000 * 1000 };
+	pthread_t th;
+
+	(void)state;
+	fx_burst(0, t1, "pod-a", 1);
+	fx_clock_at(t1 + 20 * MS);
+	assert_int_equal(pthread_create(&th, NULL, close_thread, NULL), 0);
+	nanosleep(&nap, NULL);
+	fx_clock_at(t1 + 2 * FX_NS);
+	fx_burst(1, t1 + 2 * FX_NS, "pod-b", 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+
+	assert_int_equal(fx_nrecords, 1);
+	assert_int_equal(fx_records[0].type, FX_WINDOW_REC);
+}
+
 int
 main(void)
 {
@@ -159,6 +194,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_switch_at_the_boundary_tsc, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_late_control_thread, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_after_a_boundary, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_late_worker_is_no_clock_step, setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
