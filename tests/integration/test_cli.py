@@ -110,7 +110,9 @@ def main():
         refused("a file that is no key", "not a podcap secret key: does not start with PRIVATE+KEY+")
         put(pub)
         refused("the verifier key given as the secret key", "this is a verifier key (the .pub file)")
-        head, _, data = good.strip().rpartition("+")
+        # PRIVATE+KEY+<name>+<id>+<base64>: the base64 itself may hold '+'
+        name, kid, data = good.strip()[len("PRIVATE+KEY+"):].split("+", 2)
+        head = f"PRIVATE+KEY+{name}+{kid}"
         put(f"{head}+{data[:-4]}\n")
         refused("a key 3 bytes short", "key data is not base64 of 33 bytes")
         put(f"{head}+{data}AAAA\n")
