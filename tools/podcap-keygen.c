@@ -35,6 +35,8 @@ usage(FILE *f)
 "  -n, --name NAME  the key name, which is also the log origin in every\n"
 "                   checkpoint; use podcap/<appliance id>, the id in the pod\n"
 "                   map (default: podcap/<hostname>). No spaces or '+'.\n"
+"  --version        print the version and the build id (BLAKE2b-256 of\n"
+"                   this executable)\n"
 "  -h, --help       this text\n"
 "\n"
 "Prints the key id (8 hex digits) and the verifier key line.\n"

@@ -85,7 +85,8 @@ usage(FILE *f)
 		"                     [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] [--json]\n"
 		"                     [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]\n"
 		"                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
-		"                     [--max-merged-windows N] [--build-id HEX]...\n");
+		"                     [--max-merged-windows N] [--build-id HEX]...\n"
+		"       podcap-verify --version | --help\n");
 }
 
 /* "podcap-verify: <message>" on stderr. */

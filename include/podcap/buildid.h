@@ -13,13 +13,9 @@
 
 #include "podcap/error.h"
 
-/*
- * meson.build's project version, which meson passes to podcapd. The
- * tools' build does not pass it, so it is written here as well;
- * tests/integration/test_version.py holds every program to meson's.
- */
+/* meson.build's project version: meson passes it to every program it builds. */
 #ifndef PODCAP_VERSION
-#define PODCAP_VERSION "0.1.0"
+#error "PODCAP_VERSION is set by meson.build"
 #endif
 
 #define PC_BUILD_ID_LEN 32
