@@ -124,11 +124,38 @@ reverse(uint8_t proof[][PC_HASH_LEN], size_t n)
 	}
 }
 
+/*
+ * One level of RFC 9162's PATH and SUBPROOF (2.1.3.1, 2.1.4.1) over the
+ * subtree D[*lo : *lo + *n] split at k: with `left`, the right subtree's
+ * hash goes into out and the walk goes on in the left one; else the left
+ * one's hash, and on in the right one. Returns 1 when it went right, 0
+ * when left, -1 when a leaf cannot be read.
+ */
+static int
+descend(pc_leaf_fn leaf, void *ctx, uint64_t *lo, uint64_t *n, uint64_t *m, bool left,
+	uint8_t out[PC_HASH_LEN])
+{
+	uint64_t k = split_point(*n);
+
+	if (left) {
+		if (subtree_hash(leaf, ctx, *lo + k, *n - k, out) != 0)
+			return -1;
+		*n = k;
+		return 0;
+	}
+	if (subtree_hash(leaf, ctx, *lo, k, out) != 0)
+		return -1;
+	*lo += k;
+	*m -= k;
+	*n -= k;
+	return 1;
+}
+
 int
 pc_merkle_inclusion_proof(pc_leaf_fn leaf, void *ctx, uint64_t index, uint64_t size,
 			  uint8_t proof[][PC_HASH_LEN], size_t *nproof)
 {
-	uint64_t lo = 0, n = size, m = index, k;
+	uint64_t lo = 0, n = size, m = index;
 	size_t np = 0;
 
 	*nproof = 0;
@@ -136,20 +163,9 @@ pc_merkle_inclusion_proof(pc_leaf_fn leaf, void *ctx, uint64_t index, uint64_t s
 		return -1;
 	/* PATH(m, D[lo:lo+n]), RFC 9162 2.1.3.1, one level per iteration. */
 	while (n > 1) {
-		if (np == PC_MAX_PROOF)
+		if (np == PC_MAX_PROOF || descend(leaf, ctx, &lo, &n, &m, m < split_point(n),
+						  proof[np++]) < 0)
 			return -1;
-		k = split_point(n);
-		if (m < k) {
-			if (subtree_hash(leaf, ctx, lo + k, n - k, proof[np++]) != 0)
-				return -1;
-			n = k;
-		} else {
-			if (subtree_hash(leaf, ctx, lo, k, proof[np++]) != 0)
-				return -1;
-			lo += k;
-			m -= k;
-			n -= k;
-		}
 	}
 	reverse(proof, np);
 	*nproof = np;
@@ -160,7 +176,7 @@ int
 pc_merkle_consistency_proof(pc_leaf_fn leaf, void *ctx, uint64_t old_size, uint64_t new_size,
 			    uint8_t proof[][PC_HASH_LEN], size_t *nproof)
 {
-	uint64_t lo = 0, n = new_size, m = old_size, k;
+	uint64_t lo = 0, n = new_size, m = old_size;
 	size_t np = 0;
 	int whole = 1;
 
@@ -174,19 +190,11 @@ pc_merkle_consistency_proof(pc_leaf_fn leaf, void *ctx, uint64_t old_size, uint6
 	while (m != n) {
 		if (np == PC_MAX_PROOF)
 			return -1;
-		k = split_point(n);
-		if (m <= k) {
-			if (subtree_hash(leaf, ctx, lo + k, n - k, proof[np++]) != 0)
-				return -1;
-			n = k;
-		} else {
-			if (subtree_hash(leaf, ctx, lo, k, proof[np++]) != 0)
-				return -1;
-			lo += k;
-			m -= k;
-			n -= k;
+		int right = descend(leaf, ctx, &lo, &n, &m, m <= split_point(n), proof[np++]);
+		if (right < 0)
+			return -1;
+		if (right)
 			whole = 0;
-		}
 	}
 	if (!whole) {
 		if (np == PC_MAX_PROOF)
