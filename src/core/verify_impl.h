@@ -55,24 +55,36 @@ struct podlim {
 };
 
 /*
- * Envelope of one pod and direction over a run of windows with the same
- * limits. `excess` is the largest 8e9 x bytes - cap x ns over the windows
- * ending at the last one (Kadane's form of "prefix sum minus the smallest
- * earlier prefix"), so the worst interval of a run is found in one pass.
+ * Envelope of one pod and direction (docs/bucket.md, "What the verifier
+ * checks"): a bound on what its token bucket can hold, carried from record
+ * to record as the bucket carries its level. At real time at_real_ns
+ * (label at_ns) the bucket holds at most min(level, 8e9 x burst_bytes)
+ * bit-ns; the clamp is applied lazily, when the next record needs it.
+ * level below zero means the pod passed more than any bucket could have:
+ * -level is the excess of the worst interval ending there, the one from
+ * anchor_ns, where the bucket held at most anchor_tokens and from which it
+ * earned `earned` while the pod passed `bytes`.
  */
 struct env {
 	bool active;
 	uint64_t cap_bps, burst_bytes;
-	i128 excess;
-	uint64_t last_end_ns;
-	uint64_t last_real_end_ns;  /* the same in real time: labels less the time clock steps skipped */
-	uint64_t seg_start_ns;
-	u128 seg_bytes;
+	char uplink[PC_ID_LEN];    /* a pod moved to another uplink gets a new bucket */
+	uint64_t listed;           /* the START or RELOAD that last put it in force */
+	i128 level;
+	uint64_t at_ns;
+	uint64_t at_real_ns;       /* the same in real time: labels less the time clock steps skipped */
+	uint64_t anchor_ns;
+	i128 anchor_tokens;
+	i128 earned;
+	u128 bytes;
+	bool mixed;                /* the cap or burst changed since the anchor */
 	uint64_t over_windows;     /* windows at which some interval broke the envelope */
 	bool viol;
 	i128 worst;
 	uint64_t w_start_ns, w_end_ns, w_window_ns, w_record;
 	u128 w_bytes;
+	i128 w_tokens, w_earned;
+	bool w_mixed;
 };
 
 struct podsum {
@@ -175,6 +187,12 @@ struct pc_verify {
 	uint32_t ninforce;
 	uint64_t nwindows;
 
+	/* the envelope: what it needs of the records between windows */
+	bool env_declared;               /* a START or RELOAD put pods in force ... */
+	uint64_t env_inforce;            /* ... this one */
+	bool env_window_seen;            /* a window was accounted for ... */
+	uint64_t env_window_real_ns;     /* ... the last starting here, in real time */
+
 	/* summaries */
 	struct podsum *pods;
 	uint32_t npods, cap_pods;
@@ -264,6 +282,8 @@ void pcv_account_window(struct pc_verify *v, uint64_t index, const struct pc_rec
 /* Pod ps, direction d, passed `bytes` in the window [start, start + len) under (cap, burst). */
 void pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index,
 		  uint64_t start, uint64_t len, uint64_t bytes, uint64_t cap, uint64_t burst);
+/* A START or RELOAD the sequence accepted (its pods are in force, v->inforce_sum set). */
+void pcv_env_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r);
 /* At the end of the log: reports the worst interval of every run still open. */
 void pcv_env_finish(struct pc_verify *v);
 

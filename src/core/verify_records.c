@@ -94,6 +94,7 @@ set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 				 p->id);
 		v->pods[v->inforce_sum[i]].stamp = index;
 	}
+	pcv_env_declare(v, index, r);
 	pcv_inforce_uplinks(v);
 	v->inforce_map = pcv_declared_map(v, index, r);
 	if (v->inforce_map >= 0)

@@ -72,13 +72,15 @@ save_pod(FILE *f, const struct podsum *ps)
 			t->windows, t->peak_bytes, t->peak_window_start_ns, t->peak_permille,
 			t->at_cap);
 		/* a saved run never broke the envelope (it would have failed): no worst interval */
-		fprintf(f, "env %d %d %" PRIu64 " %" PRIu64, d, e->active ? 1 : 0, e->cap_bps,
-			e->burst_bytes);
-		put_i128(f, e->excess);
-		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, e->last_end_ns, e->last_real_end_ns,
-			e->seg_start_ns);
-		put_u128(f, e->seg_bytes);
-		fputc('\n', f);
+		fprintf(f, "env %d %d %" PRIu64 " %" PRIu64 " %s %" PRIu64, d, e->active ? 1 : 0,
+			e->cap_bps, e->burst_bytes, e->active ? e->uplink : "-", e->listed);
+		put_i128(f, e->level);
+		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, e->at_ns, e->at_real_ns,
+			e->anchor_ns);
+		put_i128(f, e->anchor_tokens);
+		put_i128(f, e->earned);
+		put_u128(f, e->bytes);
+		fprintf(f, " %d\n", e->mixed ? 1 : 0);
 	}
 }
 
@@ -215,6 +217,8 @@ save_sequence(const struct pc_verify *v, FILE *f)
 	fputc('\n', f);
 	save_uses(f, "builds", &v->builds);
 	save_uses(f, "maps", &v->mapuse);
+	fprintf(f, "envelope %d %" PRIu64 " %d %" PRIu64 "\n", v->env_declared ? 1 : 0,
+		v->env_inforce, v->env_window_seen ? 1 : 0, v->env_window_real_ns);
 }
 
 static void
@@ -415,7 +419,8 @@ static bool
 load_pod(struct pc_verify *v, struct lines *ls)
 {
 	char *s, id[PC_ID_LEN];
-	uint64_t dd, act;
+	uint64_t dd, act, mixed;
+	char up[PC_ID_LEN];
 
 	if (!line_is(ls, "pod", &s) || !get_id(&s, id) || *s != '\0')
 		return false;
@@ -439,12 +444,36 @@ load_pod(struct pc_verify *v, struct lines *ls)
 			return false;
 		if (!line_is(ls, "env", &s) || !get_u64(&s, &dd) || dd != (uint64_t)d ||
 		    !get_u64(&s, &act) || act > 1 || !get_u64(&s, &e->cap_bps) ||
-		    !get_u64(&s, &e->burst_bytes) || !get_i128(&s, &e->excess) ||
-		    !get_u64(&s, &e->last_end_ns) || !get_u64(&s, &e->last_real_end_ns) ||
-		    !get_u64(&s, &e->seg_start_ns) || !get_u128(&s, &e->seg_bytes) || *s != '\0')
+		    !get_u64(&s, &e->burst_bytes) || !get_id(&s, up) || !get_u64(&s, &e->listed) ||
+		    !get_i128(&s, &e->level) || !get_u64(&s, &e->at_ns) ||
+		    !get_u64(&s, &e->at_real_ns) || !get_u64(&s, &e->anchor_ns) ||
+		    !get_i128(&s, &e->anchor_tokens) || !get_i128(&s, &e->earned) ||
+		    !get_u128(&s, &e->bytes) || !get_u64(&s, &mixed) || mixed > 1 || *s != '\0')
+			return false;
+		/* a run of a saved state never broke the envelope: a bound below zero is damage */
+		if (e->level < 0 || (act == 1 && !pc_id_valid(up)))
 			return false;
 		e->active = act == 1;
+		e->mixed = mixed == 1;
+		memcpy(e->uplink, up, PC_ID_LEN);
 	}
+	return true;
+}
+
+/* What the envelope needs of the records before: the last START or RELOAD, the last window. */
+static bool
+load_envelope(struct pc_verify *v, struct lines *ls)
+{
+	char *s;
+	uint64_t declared, seen;
+
+	if (!line_is(ls, "envelope", &s) || !get_u64(&s, &declared) || declared > 1 ||
+	    !get_u64(&s, &v->env_inforce) || !get_u64(&s, &seen) || seen > 1 ||
+	    !get_u64(&s, &v->env_window_real_ns) || *s != '\0' ||
+	    (declared == 1 && v->env_inforce >= v->trusted.size))
+		return false;
+	v->env_declared = declared == 1;
+	v->env_window_seen = seen == 1;
 	return true;
 }
 
@@ -722,7 +751,7 @@ load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
 		goto bad;
 	v->started = started == 1;
 	v->stopped = stopped == 1;
-	if (!load_carried(v, ls))
+	if (!load_carried(v, ls) || !load_envelope(v, ls))
 		goto bad;
 	if (!line_is(ls, "pods", &s) || !get_u64(&s, &npods) || *s != '\0' || npods > UINT32_MAX / 2)
 		goto bad;
