@@ -23,7 +23,7 @@
 
 #include "verify_impl.h"
 
-#define STATE_MAGIC "podcap-verify-state 4\n"
+#define STATE_MAGIC "podcap-verify-state 5\n"
 #define STATE_OLDER "podcap-verify-state "   /* another version: its checkpoint alone is used */
 #define SUM_TAG "sum "
 #define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)
