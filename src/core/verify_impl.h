@@ -336,4 +336,11 @@ const char *pcv_check_label(int c);
 /* The last line of either report: "verified: ..." or "FAILED: ...". */
 void pcv_result_line(const struct pc_verify *v, char *buf, size_t len);
 
+/* ---- the saved state: written by verify_state.c, read by verify_resume.c ---- */
+
+#define STATE_MAGIC "podcap-verify-state 5\n"
+#define STATE_OLDER "podcap-verify-state "   /* another version: its checkpoint alone is used */
+#define SUM_TAG "sum "
+#define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)
+
 #endif /* PODCAP_VERIFY_IMPL_H */
