@@ -335,6 +335,27 @@ const struct pc_verify_failure *pcv_unlisted_first(const struct pc_verify *v, ui
 const char *pcv_check_label(int c);
 /* The last line of either report: "verified: ..." or "FAILED: ...". */
 void pcv_result_line(const struct pc_verify *v, char *buf, size_t len);
+/*
+ * Time no window covers as both reports state it: pc_verify_unaccounted's
+ * total and longest stretch, with the gaps' and the restarts' parts and
+ * what is left for the real time across clock steps (unknown, and the
+ * total a lower bound, when it saturated).
+ */
+struct pcv_unaccounted {
+	uint64_t total_ns, longest_ns;
+	int64_t longest_record;
+	bool saturated;
+	u128 gaps_ns, down_ns;
+	uint64_t clock_ns;
+	bool clock_known;
+};
+void pcv_unaccounted_parts(const struct pc_verify *v, struct pcv_unaccounted *u);
+/* Whether --build-id named that build: false for every build when it named none. */
+bool pcv_build_pinned(const struct pc_verify *v, const uint8_t id[32]);
+/* The file of the declared map a use is of, or NULL when the log's digest is no declared one. */
+const char *pcv_map_path(const struct pc_verify *v, const struct pc_verify_use *u);
+/* The checkpoint's age is stated only from a now the caller gave (the report reads no clock). */
+bool pcv_age_stated(const struct pc_verify *v);
 
 /* ---- the saved state: written by verify_state.c, read by verify_resume.c ---- */
 

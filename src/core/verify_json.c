@@ -269,9 +269,14 @@ json_events(FILE *f, const struct pc_verify *v)
 {
 	json_counts(f, "events", v->nevents);
 	json_list(f, "event_kinds", v, PC_VE_COUNT, json_event_kind);
-	fprintf(f, "  \"unaccounted_ns\": ");
-	pcv_print_u128(f, pc_verify_unaccounted_ns(v));
-	fprintf(f, ",\n");
+	/*
+	 * One notion of time not accounted for in the whole report: the
+	 * policy's (gaps, downtime and the real time across clock steps), here
+	 * as in "unaccounted" below; see pcv_unaccounted_parts.
+	 */
+	struct pcv_unaccounted u;
+	pcv_unaccounted_parts(v, &u);
+	fprintf(f, "  \"unaccounted_ns\": %" PRIu64 ",\n", u.total_ns);
 	json_list(f, "events", v, pcv_kept(v->nevents), json_event);
 	json_list(f, "events_worst", v, count_while(v, has_unlisted_worst), json_unlisted_worst);
 }
@@ -288,6 +293,135 @@ json_failures(FILE *f, const struct pc_verify *v)
 	fprintf(f, "},\n");
 	json_list(f, "failures", v, pcv_kept(v->nfails), json_failure);
 	json_list(f, "failures_first", v, count_while(v, has_unlisted_first), json_unlisted_first);
+}
+
+/* The windows under a build or a map, and the record that first put it in force. */
+static void
+json_use_fields(FILE *f, const struct pc_verify_use *u)
+{
+	fprintf(f, ", \"first_record\": %" PRIu64 ", \"first_window\": ", u->first_record);
+	if (u->windows > 0)
+		json_time(f, u->first_window_ns);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"last_end\": ");
+	if (u->windows > 0)
+		json_time(f, u->last_end_ns);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"windows\": %" PRIu64, u->windows);
+}
+
+static void
+json_build(FILE *f, const struct pc_verify *v, uint64_t i)
+{
+	const struct pc_verify_use *u = pc_verify_build_at(v, i);
+
+	fprintf(f, "{\"build\": ");
+	json_hex(f, u->id, 32);
+	json_use_fields(f, u);
+	fprintf(f, ", \"pinned\": %s}", pcv_build_pinned(v, u->id) ? "true" : "false");
+}
+
+static void
+json_map_used(FILE *f, const struct pc_verify *v, uint64_t i)
+{
+	const struct pc_verify_use *u = pc_verify_map_used_at(v, i);
+
+	fprintf(f, "{\"digest\": ");
+	json_hex(f, u->id, PC_DIGEST_LEN);
+	fprintf(f, ", \"path\": ");
+	if (pcv_map_path(v, u) != NULL)
+		json_str(f, pcv_map_path(v, u));
+	else
+		fputs("null", f);
+	json_use_fields(f, u);
+	fputc('}', f);
+}
+
+/* Every build id and pod map in force, and the policy's figures. */
+static void
+json_policy(FILE *f, const struct pc_verify *v)
+{
+	struct pcv_unaccounted u;
+	uint64_t most, now, newest, age;
+	int64_t record;
+
+	json_counts(f, "builds", pc_verify_nbuilds(v));
+	json_list(f, "builds", v, pcv_kept(pc_verify_nbuilds(v)), json_build);
+	json_counts(f, "pod_maps", pc_verify_nmaps_used(v));
+	json_list(f, "pod_maps", v, pcv_kept(pc_verify_nmaps_used(v)), json_map_used);
+
+	pcv_unaccounted_parts(v, &u);
+	fprintf(f, "  \"unaccounted\": {\"total_ns\": %" PRIu64 ", \"saturated\": %s, "
+		"\"gaps_ns\": ", u.total_ns, u.saturated ? "true" : "false");
+	pcv_print_u128(f, u.gaps_ns);
+	fprintf(f, ", \"down_ns\": ");
+	pcv_print_u128(f, u.down_ns);
+	fprintf(f, ", \"clock_ns\": ");
+	if (u.clock_known)
+		fprintf(f, "%" PRIu64, u.clock_ns);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"longest_ns\": %" PRIu64 ", \"longest_record\": ", u.longest_ns);
+	if (u.longest_record >= 0)
+		fprintf(f, "%" PRId64, u.longest_record);
+	else
+		fputs("null", f);
+	fprintf(f, "},\n");
+
+	pc_verify_merged(v, &most, &record);
+	fprintf(f, "  \"merged_windows_max\": %" PRIu64 ",\n  \"merged_windows_record\": ", most);
+	if (record >= 0)
+		fprintf(f, "%" PRId64, record);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n");
+
+	/* the age only from a now the caller gave: the report reads no clock */
+	pc_verify_freshness(v, &now, &newest, &age);
+	fprintf(f, "  \"freshness\": {\"now\": ");
+	if (pcv_age_stated(v))
+		json_time(f, now);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"newest_end\": ");
+	if (newest != 0)
+		json_time(f, newest);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"age_ns\": ");
+	if (pcv_age_stated(v) && newest != 0)
+		fprintf(f, "%" PRIu64, age);
+	else
+		fputs("null", f);
+	fprintf(f, "},\n");
+}
+
+static const char *const warning_names[PC_VW_COUNT] = {
+	[PC_VW_NO_PODMAP] = "no_pod_map",
+	[PC_VW_ANY_BUILD] = "any_build",
+	[PC_VW_NO_TRUSTED] = "no_trusted",
+};
+
+/* What the run could not check: [{"warning": name, "text": sentence}, ...]. */
+static void
+json_warnings(FILE *f, const struct pc_verify *v)
+{
+	unsigned w = pc_verify_warnings(v);
+	bool any = false;
+
+	fprintf(f, "  \"warnings\": [");
+	for (int i = 0; i < PC_VW_COUNT; i++) {
+		if (!(w & (1u << i)))
+			continue;
+		fprintf(f, "%s{\"warning\": \"%s\", \"text\": ", any ? ",\n    " : "\n    ",
+			warning_names[i]);
+		json_str(f, pc_verify_warning_text((enum pc_verify_warning)i));
+		fputc('}', f);
+		any = true;
+	}
+	fprintf(f, "%s],\n", any ? "\n  " : "");
 }
 
 void
@@ -315,7 +449,9 @@ pc_verify_print_json(const struct pc_verify *v, FILE *f)
 	json_list(f, "pods", v, (uint64_t)v->npods * PC_DIR_COUNT, json_pod);
 	json_list(f, "links", v, (uint64_t)v->nlinks * PC_DIR_COUNT, json_link);
 	json_events(f, v);
+	json_policy(f, v);
 	json_failures(f, v);
+	json_warnings(f, v);
 	pcv_result_line(v, line, sizeof(line));
 	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
 	json_str(f, line);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verifier's report (docs/log-format.md, "podcap-verify"): per pod and
- * direction, per link, the events, the failures and the result line, as
- * text for people or as one JSON object for programs. Both are fully
- * determined by the log: no clock, no locale.
+ * direction, per link, the events, the builds and pod maps in force, the
+ * policy's figures, the failures, what the run could not check and the
+ * result line, as text for people or as one JSON object for programs. Both
+ * are fully determined by the log and what the verifier was given (its now,
+ * its maps, its policy): no clock, no locale.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -135,6 +137,9 @@ struct table {
 	unsigned ncols;
 	size_t nrows, cap;
 	char (*cells)[TABLE_COLS][CELL_LEN];
+	/* when set, row r ends with tail(r, ctx) after the columns, unpadded and uncut */
+	const char *(*tail)(size_t row, const void *ctx);
+	const void *ctx;
 };
 
 static void table_cell(struct table *t, size_t row, unsigned col, const char *fmt, ...)
@@ -173,11 +178,13 @@ table_print(struct table *t, const char *indent, FILE *f)
 	for (size_t r = 0; r < t->nrows; r++) {
 		fputs(indent, f);
 		for (unsigned c = 0; c < t->ncols; c++) {
-			if (c + 1 == t->ncols)
+			if (c + 1 == t->ncols && t->tail == NULL)
 				fprintf(f, "%s\n", t->cells[r][c]);
 			else
 				fprintf(f, "%-*s  ", (int)w[c], t->cells[r][c]);
 		}
+		if (t->tail != NULL)
+			fprintf(f, "%s\n", t->tail(r, t->ctx));
 	}
 	free(t->cells);
 	t->cells = NULL;
@@ -446,12 +453,58 @@ kind_row(struct table *t, size_t row, const struct pc_verify *v, int k)
 	table_cell(t, row, 5, "%s", u);
 }
 
+/*
+ * Time no window covers, in the one sense the whole report uses: the
+ * policy's (pc_verify_unaccounted), which besides the gaps and the time
+ * down before restarts counts the real time a CLOCK record says passed
+ * between two windows. pc_verify_unaccounted_ns, from the event totals,
+ * leaves that out and is not stated.
+ */
+void
+pcv_unaccounted_parts(const struct pc_verify *v, struct pcv_unaccounted *u)
+{
+	u128 known;
+
+	pc_verify_unaccounted(v, &u->total_ns, &u->longest_ns, &u->longest_record);
+	u->saturated = u->total_ns == UINT64_MAX;
+	u->gaps_ns = v->evsum[PC_VE_GAP].total_ns;
+	u->down_ns = v->evsum[PC_VE_RESTART].total_ns;
+	/* the clock's part is what the gaps and the restarts leave, unless the total saturated */
+	known = u->gaps_ns + u->down_ns;
+	u->clock_known = !u->saturated && known <= u->total_ns;
+	u->clock_ns = u->clock_known ? u->total_ns - (uint64_t)known : 0;
+}
+
+static void
+print_unaccounted_text(const struct pc_verify *v, FILE *f)
+{
+	struct pcv_unaccounted u;
+	char all[DURATION_LEN], gaps[DURATION_LEN + 8], down[DURATION_LEN + 8];
+	char clock[DURATION_LEN], longest[DURATION_LEN];
+
+	pcv_unaccounted_parts(v, &u);
+	pcv_format_duration(u.total_ns, all, sizeof(all));
+	format_duration_u128(u.gaps_ns, gaps, sizeof(gaps));
+	format_duration_u128(u.down_ns, down, sizeof(down));
+	if (u.clock_known)
+		pcv_format_duration(u.clock_ns, clock, sizeof(clock));
+	else
+		snprintf(clock, sizeof(clock), "-");
+	fprintf(f, "time not accounted for: %s%s (gaps %s, down before restarts %s, real time "
+		"across clock steps %s)", all, u.saturated ? " or more" : "", gaps, down, clock);
+	if (u.longest_record >= 0) {
+		pcv_format_duration(u.longest_ns, longest, sizeof(longest));
+		fprintf(f, "; longest unbroken %s, up to record %" PRId64, longest,
+			u.longest_record);
+	}
+	fputc('\n', f);
+}
+
 /* Every kind, however many events the list below leaves out, and the time they leave unlogged. */
 static void
 print_event_kinds_text(const struct pc_verify *v, FILE *f)
 {
 	struct table t = { .ncols = KIND_COLS };
-	char all[DURATION_LEN + 8], gaps[DURATION_LEN + 8], down[DURATION_LEN + 8];
 
 	if (!v->cp_ok)
 		return;
@@ -461,11 +514,7 @@ print_event_kinds_text(const struct pc_verify *v, FILE *f)
 	for (int k = 0; k < PC_VE_COUNT; k++)
 		kind_row(&t, (size_t)k + 1, v, k);
 	table_print(&t, "  ", f);
-	format_duration_u128(pc_verify_unaccounted_ns(v), all, sizeof(all));
-	format_duration_u128(v->evsum[PC_VE_GAP].total_ns, gaps, sizeof(gaps));
-	format_duration_u128(v->evsum[PC_VE_RESTART].total_ns, down, sizeof(down));
-	fprintf(f, "time not accounted for: %s (gaps %s, down before restarts %s)\n", all, gaps,
-		down);
+	print_unaccounted_text(v, f);
 }
 
 static void
@@ -531,6 +580,179 @@ print_failures_text(const struct pc_verify *v, FILE *f)
 	}
 }
 
+/* ---- builds, pod maps and the policy's figures ---- */
+
+bool
+pcv_build_pinned(const struct pc_verify *v, const uint8_t id[32])
+{
+	const struct pc_verify_policy *p = pc_verify_policy_of(v);
+
+	for (size_t i = 0; i < p->nbuild_ids; i++)
+		if (memcmp(p->build_ids[i], id, 32) == 0)
+			return true;
+	return false;
+}
+
+const char *
+pcv_map_path(const struct pc_verify *v, const struct pc_verify_use *u)
+{
+	const struct pc_config *c = u->map >= 0 ? pc_verify_map_at(v, (size_t)u->map) : NULL;
+
+	return c != NULL ? c->path : NULL;
+}
+
+bool
+pcv_age_stated(const struct pc_verify *v)
+{
+	return v->now_given;
+}
+
+/* The windows under a build or a map: its first record, first window start and last end. */
+static void
+use_cells(struct table *t, size_t row, unsigned col, const struct pc_verify_use *u)
+{
+	char a[PC_UTC_LEN], b[PC_UTC_LEN];
+
+	if (u->windows > 0) {
+		pc_utc_format(u->first_window_ns, a, sizeof(a));
+		pc_utc_format(u->last_end_ns, b, sizeof(b));
+	} else {
+		snprintf(a, sizeof(a), "-");
+		snprintf(b, sizeof(b), "-");
+	}
+	table_cell(t, row, col, "%" PRIu64, u->first_record);
+	table_cell(t, row, col + 1, "%s", a);
+	table_cell(t, row, col + 2, "%s", b);
+	table_cell(t, row, col + 3, "%" PRIu64, u->windows);
+}
+
+static void
+use_header(struct table *t, unsigned col)
+{
+	static const char *const cols[] = { "first_record", "first_window", "last_end", "windows" };
+
+	for (unsigned c = 0; c < 4; c++)
+		table_cell(t, 0, col + c, "%s", cols[c]);
+}
+
+/* "  N of M builds listed": the lists keep the first PC_VERIFY_MAX_KEPT. */
+static void
+print_left_out(FILE *f, uint64_t n, const char *what)
+{
+	if (n > pcv_kept(n))
+		fprintf(f, "  %" PRIu64 " of %" PRIu64 " %s listed, in the order first seen\n",
+			pcv_kept(n), n, what);
+}
+
+static void
+print_builds_text(const struct pc_verify *v, FILE *f)
+{
+	struct table t = { .ncols = 6 };
+	uint64_t n = pc_verify_nbuilds(v);
+	char id[2 * 32 + 1];
+
+	if (n == 0)
+		return;
+	fprintf(f, "\nbuilds:\n");
+	table_cell(&t, 0, 0, "build");
+	use_header(&t, 1);
+	table_cell(&t, 0, 5, "pinned");
+	for (uint64_t i = 0; i < pcv_kept(n); i++) {
+		const struct pc_verify_use *u = pc_verify_build_at(v, i);
+
+		pc_hex(u->id, 32, id);
+		table_cell(&t, i + 1, 0, "%s", id);
+		use_cells(&t, i + 1, 1, u);
+		table_cell(&t, i + 1, 5, "%s", pcv_build_pinned(v, u->id) ? "yes" : "no");
+	}
+	table_print(&t, "  ", f);
+	print_left_out(f, n, "builds");
+}
+
+/* The file of the map in row r (0: the header), uncut: it is a path. */
+static const char *
+map_tail(size_t row, const void *ctx)
+{
+	const struct pc_verify *v = ctx;
+	const struct pc_verify_use *u;
+
+	if (row == 0)
+		return "map";
+	u = pc_verify_map_used_at(v, row - 1);
+	return pcv_map_path(v, u) != NULL ? pcv_map_path(v, u) : "-";
+}
+
+static void
+print_maps_text(const struct pc_verify *v, FILE *f)
+{
+	struct table t = { .ncols = 5, .tail = map_tail, .ctx = v };
+	uint64_t n = pc_verify_nmaps_used(v);
+	char d[2 * PC_DIGEST_LEN + 1];
+
+	if (n == 0)
+		return;
+	fprintf(f, "\npod maps:\n");
+	table_cell(&t, 0, 0, "digest");
+	use_header(&t, 1);
+	for (uint64_t i = 0; i < pcv_kept(n); i++) {
+		const struct pc_verify_use *u = pc_verify_map_used_at(v, i);
+
+		pc_hex(u->id, PC_DIGEST_LEN, d);
+		table_cell(&t, i + 1, 0, "%s", d);
+		use_cells(&t, i + 1, 1, u);
+	}
+	table_print(&t, "  ", f);
+	print_left_out(f, n, "pod maps");
+	if (pc_verify_nmaps(v) == 0)
+		fprintf(f, "(map -: no --pod-map was given, the digests are the log's own)\n");
+}
+
+/* Merged windows and the checkpoint's age (time not accounted for is with the events). */
+static void
+print_figures_text(const struct pc_verify *v, FILE *f)
+{
+	uint64_t most, now, newest, age;
+	int64_t record;
+	char a[PC_UTC_LEN], b[PC_UTC_LEN], d[DURATION_LEN];
+
+	if (!v->cp_ok)
+		return;
+	pc_verify_merged(v, &most, &record);
+	fprintf(f, "\nmost windows one record covers: %" PRIu64, most);
+	if (record >= 0)
+		fprintf(f, " (record %" PRId64 ")", record);
+	fputc('\n', f);
+	pc_verify_freshness(v, &now, &newest, &age);
+	if (newest == 0)
+		fprintf(f, "newest window: none");
+	else
+		pc_utc_format(newest, a, sizeof(a)), fprintf(f, "newest window ends %s", a);
+	if (pcv_age_stated(v)) {
+		pc_utc_format(now, b, sizeof(b));
+		pcv_format_duration(age, d, sizeof(d));
+		if (newest == 0)
+			fprintf(f, "; the verifier's now is %s\n", b);
+		else
+			fprintf(f, "; checkpoint age %s at the verifier's now %s\n", d, b);
+	} else {
+		fprintf(f, "; checkpoint age not stated: the verifier was given no now (--now)\n");
+	}
+}
+
+static void
+print_warnings_text(const struct pc_verify *v, FILE *f)
+{
+	unsigned w = pc_verify_warnings(v);
+
+	if (w == 0)
+		return;
+	fputc('\n', f);
+	for (int i = 0; i < PC_VW_COUNT; i++)
+		if (w & (1u << i))
+			fprintf(f, "warning: %s\n",
+				pc_verify_warning_text((enum pc_verify_warning)i));
+}
+
 void
 pc_verify_print_text(const struct pc_verify *v, FILE *f)
 {
@@ -550,7 +772,11 @@ pc_verify_print_text(const struct pc_verify *v, FILE *f)
 	print_links_text(v, f);
 	print_event_kinds_text(v, f);
 	print_events_text(v, f);
+	print_builds_text(v, f);
+	print_maps_text(v, f);
+	print_figures_text(v, f);
 	print_failures_text(v, f);
+	print_warnings_text(v, f);
 	pcv_result_line(v, line, sizeof(line));
 	fprintf(f, "\n%s\n", line);
 }
