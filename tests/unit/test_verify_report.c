@@ -19,6 +19,8 @@
 #include <cmocka.h>
 #include <sodium.h>
 
+#include "podcap/config.h"
+#include "podcap/hex.h"
 #include "podcap/keys.h"
 #include "podcap/merkle.h"
 #include "podcap/note.h"
@@ -32,8 +34,38 @@
 #define T0 (1704067200ULL * 1000000000ULL)
 #define WIN (60ULL * 1000000000ULL)
 
+/* Two pod maps of the appliance: one uplink, then pod-b moved to a second one. */
+static const char map_a_text[] =
+	"appliance:\n  id: " APP "\nwindow: 60s\n"
+	"defaults:\n  cap: 1Gbps\n  burst: 100MB\n  mode: police\n"
+	"uplinks:\n"
+	"  - name: up0\n    pod_port: 0000:3b:00.0\n    fabric_port: 0000:3b:00.1\n"
+	"pods:\n"
+	"  - id: pod-a\n    uplink: up0\n    prefixes: [10.1.0.0/24]\n"
+	"  - id: pod-b\n    uplink: up0\n    prefixes: [10.1.1.0/24]\n";
+static const char map_b_text[] =
+	"appliance:\n  id: " APP "\nwindow: 60s\n"
+	"defaults:\n  cap: 1Gbps\n  burst: 100MB\n  mode: police\n"
+	"uplinks:\n"
+	"  - name: up0\n    pod_port: 0000:3b:00.0\n    fabric_port: 0000:3b:00.1\n"
+	"  - name: up1\n    pod_port: 0000:3c:00.0\n    fabric_port: 0000:3c:00.1\n"
+	"pods:\n"
+	"  - id: pod-a\n    uplink: up0\n"
+	"  - id: pod-b\n    uplink: up1\n";
+
 static struct pc_signer_key *key;
 static struct pc_verifier_key vk;
+static struct pc_config map_a, map_b;
+static uint8_t build_1[32], build_2[32];
+
+static void
+load(struct pc_config *c, const char *text, const char *name)
+{
+	struct pc_error e;
+
+	if (pc_config_load_buffer(name, text, strlen(text), c, &e) != 0)
+		fail_msg("%s: %u:%u: %s", name, e.mark.line, e.mark.col, e.msg);
+}
 
 static int
 setup(void **state)
@@ -42,6 +74,10 @@ setup(void **state)
 	if (sodium_init() < 0)
 		return -1;
 	key = pc_test_key(ORIGIN, &vk);
+	load(&map_a, map_a_text, "a.yaml");
+	load(&map_b, map_b_text, "b.yaml");
+	memset(build_1, 0x11, sizeof(build_1));
+	memset(build_2, 0x22, sizeof(build_2));
 	return 0;
 }
 
@@ -50,6 +86,8 @@ teardown(void **state)
 {
 	(void)state;
 	pc_signer_key_free(key);
+	pc_config_free(&map_a);
+	pc_config_free(&map_b);
 	return 0;
 }
 
@@ -593,6 +631,215 @@ test_failures_past_the_kept_ones(void **state)
 	pc_verify_free(v);
 }
 
+/* ---- builds, pod maps and the policy's figures ---- */
+
+/* What a podcapd running `cfg` under `build` writes: record `type` at window w, into lg. */
+static void
+push_as(struct pc_test_log *lg, const struct pc_config *cfg, const uint8_t *build, uint8_t type,
+	uint64_t w)
+{
+	struct pc_record r;
+	struct pc_record_pod pods[2];
+	struct pc_record_link links[2];
+
+	memset(&r, 0, sizeof(r));
+	r.type = type;
+	snprintf(r.appliance_id, sizeof(r.appliance_id), "%s", APP);
+	r.window_len_ns = WIN;
+	r.window_start_ns = T0 + w * WIN;
+	r.window_count = type == PC_REC_WINDOW;
+	r.time_ns = r.window_start_ns + r.window_count * WIN;
+	pc_config_digest(cfg, r.podmap_digest);
+	memcpy(r.build_id, build, 32);
+	if (type == PC_REC_START || type == PC_REC_RELOAD || type == PC_REC_WINDOW) {
+		memset(pods, 0, sizeof(pods));
+		r.npods = cfg->npods;
+		r.pods = pods;
+		for (unsigned i = 0; i < cfg->npods; i++) {
+			const struct pc_pod *p = &cfg->pods[i];
+
+			snprintf(pods[i].id, PC_ID_LEN, "%s", p->id);
+			snprintf(pods[i].uplink, PC_ID_LEN, "%s", cfg->uplinks[p->uplink].name);
+			pods[i].cap_bps = p->limits.cap_bps;
+			pods[i].burst_bytes = p->limits.burst_bytes;
+			pods[i].mode = (uint8_t)p->limits.mode;
+		}
+	}
+	if (type == PC_REC_WINDOW) {
+		memset(links, 0, sizeof(links));
+		r.nlinks = cfg->nuplinks;
+		r.links = links;
+		for (unsigned u = 0; u < cfg->nuplinks; u++)
+			snprintf(links[u].name, PC_ID_LEN, "%s", cfg->uplinks[u].name);
+	}
+	pc_test_log_push(lg, &r);
+}
+
+/*
+ * START (map a, build 1), W0, W1, RELOAD to map b, W2, STOP, START after a
+ * window down of another build (records 0 .. 8), W4, W5.
+ */
+static void
+two_builds_two_maps(struct pc_test_log *lg)
+{
+	memset(lg, 0, sizeof(*lg));
+	push_as(lg, &map_a, build_1, PC_REC_START, 0);
+	push_as(lg, &map_a, build_1, PC_REC_WINDOW, 0);
+	push_as(lg, &map_a, build_1, PC_REC_WINDOW, 1);
+	push_as(lg, &map_b, build_1, PC_REC_RELOAD, 2);
+	push_as(lg, &map_b, build_1, PC_REC_WINDOW, 2);
+	push_as(lg, &map_b, build_1, PC_REC_STOP, 3);
+	push_as(lg, &map_b, build_2, PC_REC_START, 4);
+	push_as(lg, &map_b, build_2, PC_REC_WINDOW, 4);
+	push_as(lg, &map_b, build_2, PC_REC_WINDOW, 5);
+}
+
+/* A row of the builds or pod maps table, as the text report aligns it. */
+static void
+use_row(char *buf, size_t len, const uint8_t *id, const char *first_record, const char *first,
+	const char *last, const char *windows, const char *tail)
+{
+	char h[2 * 32 + 1];
+
+	pc_hex(id, 32, h);
+	snprintf(buf, len, "\n  %s  %-12s  %s  %s  %-7s  %s\n", h, first_record, first, last,
+		 windows, tail);
+}
+
+static void
+test_builds_and_maps(void **state)
+{
+	struct pc_test_log lg;
+	struct pc_verify_policy p;
+	const struct pc_config *maps[] = { &map_a, &map_b };
+	uint8_t da[PC_DIGEST_LEN], db[PC_DIGEST_LEN];
+	char row[512], h1[2 * 32 + 1], h2[2 * 32 + 1], ha[2 * 32 + 1], hb[2 * 32 + 1];
+
+	(void)state;
+	two_builds_two_maps(&lg);
+	pc_verify_policy_init(&p);
+	p.now_ns = T0 + 10 * WIN;
+	p.nbuild_ids = 2;
+	memcpy(p.build_ids[0], build_1, 32);
+	memcpy(p.build_ids[1], build_2, 32);
+	struct pc_test_run o = { .vk = &vk, .policy = &p, .maps = maps, .nmaps = 2 };
+	struct pc_verify *v = pc_test_verify_signed(&o, key, &lg);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	pc_config_digest(&map_a, da);
+	pc_config_digest(&map_b, db);
+	pc_hex(build_1, 32, h1);
+	pc_hex(build_2, 32, h2);
+	pc_hex(da, 32, ha);
+	pc_hex(db, 32, hb);
+
+	char *text = report(v, false);
+	assert_contains(text, "\nbuilds:\n  build ");
+	use_row(row, sizeof(row), build_1, "0", "2024-01-01T00:00:00Z", "2024-01-01T00:03:00Z",
+		"3", "yes");
+	assert_contains(text, row);
+	use_row(row, sizeof(row), build_2, "6", "2024-01-01T00:04:00Z", "2024-01-01T00:06:00Z",
+		"2", "yes");
+	assert_contains(text, row);
+	assert_contains(text, "\npod maps:\n  digest ");
+	use_row(row, sizeof(row), da, "0", "2024-01-01T00:00:00Z", "2024-01-01T00:02:00Z", "2",
+		"a.yaml");
+	assert_contains(text, row);
+	use_row(row, sizeof(row), db, "3", "2024-01-01T00:02:00Z", "2024-01-01T00:06:00Z", "3",
+		"b.yaml");
+	assert_contains(text, row);
+	assert_contains(text, "\ntime not accounted for: 60s (gaps 0s, down before restarts 60s, "
+			"real time across clock steps 0s); longest unbroken 60s, up to record 6\n");
+	assert_contains(text, "\nmost windows one record covers: 1 (record 1)\n");
+	assert_contains(text, "\nnewest window ends 2024-01-01T00:06:00Z; checkpoint age 240s at "
+			"the verifier's now 2024-01-01T00:10:00Z\n");
+	/* pinned builds and declared maps: only the trusted checkpoint is missing */
+	assert_contains(text, "\n\nwarning: no trusted checkpoint (--state): ");
+	assert_null(strstr(text, "warning: no --pod-map"));
+	assert_null(strstr(text, "warning: no --build-id"));
+	assert_contains(text, "\n\nverified: 9 records, 5 windows, ");
+	free(text);
+
+	char *json = report(v, true);
+	assert_json(json);
+	assert_contains(json, "\"builds_total\": 2,\n  \"builds_listed\": 2,\n"
+			"  \"builds_truncated\": false,\n  \"builds\": [\n");
+	snprintf(row, sizeof(row), "{\"build\": \"%s\", \"first_record\": 0, \"first_window\": "
+		 "\"2024-01-01T00:00:00Z\", \"last_end\": \"2024-01-01T00:03:00Z\", "
+		 "\"windows\": 3, \"pinned\": true}", h1);
+	assert_contains(json, row);
+	snprintf(row, sizeof(row), "{\"build\": \"%s\", \"first_record\": 6, \"first_window\": "
+		 "\"2024-01-01T00:04:00Z\", \"last_end\": \"2024-01-01T00:06:00Z\", "
+		 "\"windows\": 2, \"pinned\": true}", h2);
+	assert_contains(json, row);
+	assert_contains(json, "\"pod_maps_total\": 2,\n");
+	snprintf(row, sizeof(row), "{\"digest\": \"%s\", \"path\": \"a.yaml\", "
+		 "\"first_record\": 0, \"first_window\": \"2024-01-01T00:00:00Z\", \"last_end\": "
+		 "\"2024-01-01T00:02:00Z\", \"windows\": 2}", ha);
+	assert_contains(json, row);
+	snprintf(row, sizeof(row), "{\"digest\": \"%s\", \"path\": \"b.yaml\", "
+		 "\"first_record\": 3, \"first_window\": \"2024-01-01T00:02:00Z\", \"last_end\": "
+		 "\"2024-01-01T00:06:00Z\", \"windows\": 3}", hb);
+	assert_contains(json, row);
+	assert_contains(json, "\"unaccounted_ns\": 60000000000,\n");
+	assert_contains(json, "\"unaccounted\": {\"total_ns\": 60000000000, \"saturated\": false, "
+			"\"gaps_ns\": 0, \"down_ns\": 60000000000, \"clock_ns\": 0, "
+			"\"longest_ns\": 60000000000, \"longest_record\": 6},\n");
+	assert_contains(json, "\"merged_windows_max\": 1,\n  \"merged_windows_record\": 1,\n");
+	assert_contains(json, "\"freshness\": {\"now\": \"2024-01-01T00:10:00Z\", \"newest_end\": "
+			"\"2024-01-01T00:06:00Z\", \"age_ns\": 240000000000},\n");
+	assert_contains(json, "\"warnings\": [\n    {\"warning\": \"no_trusted\", \"text\": "
+			"\"no trusted checkpoint (--state): ");
+	assert_null(strstr(json, "\"no_pod_map\""));
+	free(json);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+}
+
+/* No --pod-map, no --build-id, no --now: said, and nothing taken from the clock. */
+static void
+test_nothing_declared(void **state)
+{
+	struct pc_test_log lg;
+	uint8_t db[PC_DIGEST_LEN];
+	char row[512];
+
+	(void)state;
+	two_builds_two_maps(&lg);
+	struct pc_test_run o = { .vk = &vk };
+	struct pc_verify *v = pc_test_verify_signed(&o, key, &lg);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	pc_config_digest(&map_b, db);
+
+	char *text = report(v, false);
+	use_row(row, sizeof(row), build_2, "6", "2024-01-01T00:04:00Z", "2024-01-01T00:06:00Z",
+		"2", "no");
+	assert_contains(text, row);
+	use_row(row, sizeof(row), db, "3", "2024-01-01T00:02:00Z", "2024-01-01T00:06:00Z", "3",
+		"-");
+	assert_contains(text, row);
+	assert_contains(text, "\n(map -: no --pod-map was given, the digests are the log's own)\n");
+	assert_contains(text, "\nnewest window ends 2024-01-01T00:06:00Z; checkpoint age not "
+			"stated: the verifier was given no now (--now)\n");
+	assert_contains(text, "\n\nwarning: no --pod-map: the pods, caps and bursts checked are "
+			"the log's own claims\nwarning: no --build-id: windows of any podcapd build "
+			"were accepted\nwarning: no trusted checkpoint ");
+	free(text);
+
+	char *json = report(v, true);
+	assert_json(json);
+	assert_contains(json, "\"pinned\": false}");
+	assert_contains(json, "\"path\": null, \"first_record\": 3, ");
+	assert_contains(json, "\"freshness\": {\"now\": null, \"newest_end\": "
+			"\"2024-01-01T00:06:00Z\", \"age_ns\": null},\n");
+	assert_contains(json, "\"warnings\": [\n    {\"warning\": \"no_pod_map\", \"text\": "
+			"\"no --pod-map: the pods, caps and bursts checked are the log's own "
+			"claims\"},\n"
+			"    {\"warning\": \"any_build\", ");
+	free(json);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+}
+
 int
 main(void)
 {
@@ -603,6 +850,8 @@ main(void)
 		cmocka_unit_test(test_resume_past_the_kept_events),
 		cmocka_unit_test(test_resume_older_state),
 		cmocka_unit_test(test_failures_past_the_kept_ones),
+		cmocka_unit_test(test_builds_and_maps),
+		cmocka_unit_test(test_nothing_declared),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
