@@ -63,15 +63,6 @@ static struct pc_verifier_key vk;
 static struct pc_config map_a, map_b, map_other;
 static uint8_t build_1[32], build_2[32];
 
-static void
-load(struct pc_config *c, const char *text, const char *name)
-{
-	struct pc_error e;
-
-	if (pc_config_load_buffer(name, text, strlen(text), c, &e) != 0)
-		fail_msg("%s: %u:%u: %s", name, e.mark.line, e.mark.col, e.msg);
-}
-
 static int
 setup(void **state)
 {
@@ -79,11 +70,11 @@ setup(void **state)
 	if (sodium_init() < 0)
 		return -1;
 	key = pc_test_key(ORIGIN, &vk);
-	load(&map_a, map_a_text, "a.yaml");
-	load(&map_b, map_b_text, "b.yaml");
+	pc_test_load_map(&map_a, map_a_text, "a.yaml");
+	pc_test_load_map(&map_b, map_b_text, "b.yaml");
 	char *t = strdup(map_a_text);
 	memcpy(strstr(t, "p-app"), "q-app", 5);
-	load(&map_other, t, "other.yaml");
+	pc_test_load_map(&map_other, t, "other.yaml");
 	free(t);
 	memset(build_1, 0x11, sizeof(build_1));
 	memset(build_2, 0x22, sizeof(build_2));

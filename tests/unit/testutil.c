@@ -62,6 +62,15 @@ pc_test_rm_rf(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void
+pc_test_load_map(struct pc_config *c, const char *text, const char *name)
+{
+	struct pc_error e;
+
+	if (pc_config_load_buffer(name, text, strlen(text), c, &e) != 0)
+		fail_msg("%s: %u:%u: %s", name, e.mark.line, e.mark.col, e.msg);
+}
+
 /* ---- keys and signed notes ---- */
 
 struct pc_signer_key *

@@ -38,6 +38,9 @@ int pc_test_shmdir(char *buf, size_t len, const char *name);
 /* Removes path and everything below it, as rm -rf does; symbolic links are not followed. */
 void pc_test_rm_rf(const char *path);
 
+/* Loads the pod map text as file `name` into c, or fails the test with the error. */
+void pc_test_load_map(struct pc_config *c, const char *text, const char *name);
+
 /* ---- keys and signed notes ---- */
 
 /* A new signer key named `name`, and its verifier key in vk unless vk is NULL. */
