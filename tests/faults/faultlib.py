@@ -114,9 +114,9 @@ def record_type(rec):
     return names.get(rec[1], "unknown")
 
 
-def verify(verify_exe, pd, state=None, pod_map=True):
+def verify(verify_exe, pd, state=None, pod_map=True, extra=()):
     """podcap-verify --json on pd's ledger: (exit status, report, text for a failure)."""
-    args = [verify_exe, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--json"]
+    args = [verify_exe, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--json", *extra]
     if pod_map:
         args += ["--pod-map", pd.config]
     if state:
