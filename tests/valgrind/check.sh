@@ -13,10 +13,11 @@
 # is kept in a log that must stay empty.
 set -eu
 
+# absolute: tests/vectors/check.sh runs some of them from the vectors' directory
 VALGRIND=$1
-VERIFY=$2
-GEN=$3
-KEYGEN=$4
+VERIFY=$(realpath "$2")
+GEN=$(realpath "$3")
+KEYGEN=$(realpath "$4")
 PYTHON=$5
 V=$6
 
