@@ -75,6 +75,9 @@ struct opts {
 	const char *state;
 	const char *checkpoint;          /* verify this signed checkpoint, not the source's newest */
 	bool json;
+	const char *html;     /* also write the HTML report there */
+	bool indicators;      /* state the indicators in the text or JSON report */
+	uint64_t model_bytes; /* --model-size: transfer times for it */
 	struct pc_verify_policy policy;
 };
 
@@ -87,6 +90,7 @@ usage(FILE *f)
 		"                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
 		"                     [--max-merged-windows N] [--build-id HEX]...\n"
 		"       podcap-verify --version | --help\n");
+	fprintf(f, "report options: [--html FILE] [--indicators] [--model-size SIZE]\n");
 }
 
 /* "podcap-verify: <message>" on stderr. */
@@ -359,6 +363,19 @@ write_state(const char *path, const char *text, size_t len)
 	close(dfd);
 }
 
+/* The HTML report, whatever the verdict: a failed log is the one most worth a look. */
+static void
+write_html(const char *path, const struct pc_verify *v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		die_io("%s: %s", path, strerror(errno));
+	pc_verify_print_html(v, f);
+	if (ferror(f) || fclose(f) != 0)
+		die_io("%s: %s", path, strerror(errno));
+}
+
 static uint64_t
 arg_duration(const char *opt, const char *arg)
 {
@@ -437,6 +454,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "max-checkpoint-age", required_argument, NULL, 'A' },
 		{ "max-merged-windows", required_argument, NULL, 'M' },
 		{ "build-id", required_argument, NULL, 'b' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "indicators", no_argument, NULL, 'I' },
+		{ "model-size", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -471,6 +491,18 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'H':
+			o->html = optarg;
+			break;
+		case 'I':
+			o->indicators = true;
+			break;
+		case 'z':
+			if (pc_parse_size(optarg, &o->model_bytes, &err) < 0 || o->model_bytes == 0)
+				die_usage("--model-size %s: %s", optarg,
+					  o->model_bytes == 0 ? "not a size above 0" : err.msg);
+			o->indicators = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -572,6 +604,8 @@ main(int argc, char **argv)
 	if (v == NULL)
 		die_io("out of memory");
 	pc_verify_set_policy(v, &o.policy);
+	if ((o.html != NULL || o.indicators) && pc_verify_keep_series(v, o.model_bytes) < 0)
+		die_io("out of memory");
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);
@@ -602,6 +636,8 @@ main(int argc, char **argv)
 		pc_verify_print_text(v, stdout);
 	if (fflush(stdout) != 0)
 		die_io("stdout: %s", strerror(errno));
+	if (o.html != NULL)
+		write_html(o.html, v);
 	if (rc == 0 && o.state != NULL) {
 		char *text;
 		size_t len;

@@ -339,4 +339,25 @@ const char *pc_verify_warning_text(enum pc_verify_warning w);
 void pc_verify_print_text(const struct pc_verify *v, FILE *f);
 void pc_verify_print_json(const struct pc_verify *v, FILE *f);
 
+/*
+ * Keep each pod's windows over time, downsampled keeping each point's
+ * worst record, for the HTML report and the indicators (docs/report.md),
+ * which the text and JSON reports then also state. model_bytes: the size
+ * to state transfer times for, 0 for none. Before the first record; -1
+ * when out of memory.
+ */
+int pc_verify_keep_series(struct pc_verify *v, uint64_t model_bytes);
+/*
+ * The report as one self-contained HTML page (inline CSS and SVG, no
+ * script, nothing fetched): pc_html_begin, pc_verify_html_appliance,
+ * pc_html_end. A report of several appliances puts one
+ * pc_verify_html_appliance after another between the two.
+ */
+void pc_verify_print_html(const struct pc_verify *v, FILE *f);
+void pc_html_begin(FILE *f, const char *title);
+void pc_verify_html_appliance(const struct pc_verify *v, FILE *f);
+void pc_html_end(FILE *f);
+/* s escaped for HTML text and quoted attributes (& < > " '). */
+void pc_html_escape(FILE *f, const char *s);
+
 #endif /* PODCAP_VERIFY_H */

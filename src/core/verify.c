@@ -22,6 +22,7 @@
 #include "podcap/verify.h"
 
 #include "verify_impl.h"
+#include "verify_series.h"
 
 #define ORIGIN_PREFIX "podcap/"
 
@@ -230,6 +231,7 @@ pc_verify_free(struct pc_verify *v)
 	free(v->map_digest);
 	free(v->inforce_uplinks);
 	free(v->uplink_seen);
+	pcv_series_free(v->series);
 	free(v->inforce);
 	free(v->inforce_sum);
 	free(v->pods);

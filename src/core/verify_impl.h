@@ -18,6 +18,8 @@
  *	                   maps it declares (checks 9 to 12)
  *	verify_counters.c  counters and link blocks a real port can produce
  *	                   (check 13)
+ *	verify_series.c    each pod's windows over time, downsampled, for the
+ *	                   HTML report and the indicators (verify_series.h)
  *
  * Names here begin with pcv_: they link across those files and are no part
  * of include/podcap/verify.h.
@@ -211,6 +213,8 @@ struct pc_verify {
 	struct pc_verify_event_sum evsum[PC_VE_COUNT];
 	struct pc_verify_failure_sum failsum[PC_VC_COUNT];
 	bool finished;
+
+	struct pcv_series *series; /* each pod's windows over time, when kept (verify_series.c) */
 };
 
 /* ---- findings (verify.c) ---- */

@@ -16,7 +16,7 @@
 #include "podcap/verify.h"
 
 #include "verify_impl.h"
-
+#include "verify_series.h"
 
 /* A JSON string: the short escapes where JSON has them, \u00XX for other controls. */
 static void
@@ -452,6 +452,8 @@ pc_verify_print_json(const struct pc_verify *v, FILE *f)
 	json_policy(f, v);
 	json_failures(f, v);
 	json_warnings(f, v);
+	if (v->series != NULL)
+		pcv_json_indicators(v, f);
 	pcv_result_line(v, line, sizeof(line));
 	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
 	json_str(f, line);

@@ -20,6 +20,7 @@
 #include "podcap/verify.h"
 
 #include "verify_impl.h"
+#include "verify_series.h"
 
 /* ---- number forms ---- */
 
@@ -777,6 +778,8 @@ pc_verify_print_text(const struct pc_verify *v, FILE *f)
 	print_figures_text(v, f);
 	print_failures_text(v, f);
 	print_warnings_text(v, f);
+	if (v->series != NULL)
+		pcv_text_indicators(v, f);
 	pcv_result_line(v, line, sizeof(line));
 	fprintf(f, "\n%s\n", line);
 }
