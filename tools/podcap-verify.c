@@ -60,6 +60,8 @@
 #include "podcap/units.h"
 #include "podcap/verify.h"
 
+#include "verify_fleet.h"
+
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
 #define MAX_STATE ((size_t)256 << 20)      /* largest --state file read */
@@ -90,7 +92,10 @@ usage(FILE *f)
 		"                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
 		"                     [--max-merged-windows N] [--build-id HEX]...\n"
 		"       podcap-verify --version | --help\n");
-	fprintf(f, "report options: [--html FILE] [--indicators] [--model-size SIZE]\n");
+	fprintf(f,
+		"report options: [--html FILE] [--indicators] [--model-size SIZE]\n"
+		"       podcap-verify --fleet FILE [--jobs N] [--json] [--html FILE] [policy "
+		"options]\n");
 }
 
 /* "podcap-verify: <message>" on stderr. */
@@ -585,8 +590,9 @@ load_maps(struct maps *m, const char *arg)
 	free(names);
 }
 
-int
-main(int argc, char **argv)
+/* One appliance: the options on the command line, or those of a fleet's child. */
+static int
+verify_main(int argc, char **argv)
 {
 	static struct opts o;
 	static struct maps maps;
@@ -651,4 +657,13 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < maps.n; i++)
 		pc_config_free(&maps.cfg[i]);
 	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--fleet") == 0)
+			return pc_fleet_main(argc, argv, verify_main);
+	return verify_main(argc, argv);
 }

@@ -38,6 +38,12 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void
+pc_json_string(FILE *f, const char *s)
+{
+	json_str(f, s);
+}
+
 static void
 json_time(FILE *f, uint64_t ns)
 {

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fleet file (include/podcap/fleet.h): read with libyaml's document
+ * API, each mapping from a table of keys, every error placed at its node
+ * as the pod map's are (config_walk.c's cfg_error_at).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "podcap/fleet.h"
+#include "podcap/id.h"
+
+#include "config_impl.h"
+
+#define MAX_FLEET_FILE (16u << 20)
+
+struct fctx {
+	const char *path;
+	const char *text;
+	size_t len;
+	char dir[PC_PATH_LEN]; /* the file's directory, for relative paths */
+	yaml_document_t *doc;
+	struct pc_error *err;
+};
+
+static int fail(struct fctx *c, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+fail(struct fctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[PC_ERR_MSG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->err == NULL)
+		return -1;
+	pc_error_set(c->err, "%s", msg);
+	return cfg_error_at(c->err, c->path, c->text, c->len,
+			    n != NULL ? cfg_mark_of(n) : CFG_NO_MARK);
+}
+
+static int
+scalar(struct fctx *c, const char *key, const yaml_node_t *v, const char **s)
+{
+	if (v->type != YAML_SCALAR_NODE || v->data.scalar.length == 0)
+		return fail(c, v, "%s must be a non-empty string", key);
+	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length)
+		return fail(c, v, "%s holds a NUL", key);
+	*s = (const char *)v->data.scalar.value;
+	return 0;
+}
+
+/* A path from the file: as it is when absolute, else from the fleet file's directory. */
+static int
+path_of(struct fctx *c, const char *key, const yaml_node_t *v, char **out)
+{
+	const char *s;
+	char buf[PC_PATH_LEN];
+
+	if (scalar(c, key, v, &s) < 0)
+		return -1;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s%s%s", s[0] == '/' ? "" : c->dir,
+			     s[0] == '/' ? "" : "/", s) >= sizeof(buf))
+		return fail(c, v, "%s: path too long", key);
+	if ((*out = strdup(buf)) == NULL)
+		return fail(c, v, "out of memory");
+	return 0;
+}
+
+static int
+url_of(struct fctx *c, const yaml_node_t *v, char **out)
+{
+	const char *s;
+
+	if (scalar(c, "url", v, &s) < 0)
+		return -1;
+	if (strncmp(s, "http://", 7) != 0 && strncmp(s, "https://", 8) != 0)
+		return fail(c, v, "url must begin with http:// or https://");
+	if ((*out = strdup(s)) == NULL)
+		return fail(c, v, "out of memory");
+	return 0;
+}
+
+static int
+pod_maps_of(struct fctx *c, const yaml_node_t *v, struct pc_fleet_appliance *a)
+{
+	if (v->type == YAML_SCALAR_NODE) {
+		a->npod_maps = 1;
+		return path_of(c, "pod_maps", v, &a->pod_maps[0]);
+	}
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(c, v, "pod_maps must be a list of files or directories");
+	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+	     i++) {
+		const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
+
+		if (a->npod_maps == PC_FLEET_MAX_MAPS)
+			return fail(c, item, "more than %d pod maps", PC_FLEET_MAX_MAPS);
+		if (path_of(c, "pod_maps", item, &a->pod_maps[a->npod_maps]) < 0)
+			return -1;
+		a->npod_maps++;
+	}
+	return 0;
+}
+
+static int
+appliance_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fleet_appliance *a)
+{
+	const char *s;
+
+	if (strcmp(k, "name") == 0) {
+		if (scalar(c, "name", v, &s) < 0)
+			return -1;
+		if (!pc_id_valid(s))
+			return fail(c, v, "name '%.63s' is not an id: %s", s, PC_ID_RULE);
+		snprintf(a->name, sizeof(a->name), "%s", s);
+		return 0;
+	}
+	if (strcmp(k, "url") == 0)
+		return a->url != NULL ? fail(c, v, "url given twice") : url_of(c, v, &a->url);
+	if (strcmp(k, "ledger") == 0)
+		return a->ledger != NULL ? fail(c, v, "ledger given twice")
+					 : path_of(c, "ledger", v, &a->ledger);
+	if (strcmp(k, "key") == 0)
+		return a->key != NULL ? fail(c, v, "key given twice")
+				      : path_of(c, "key", v, &a->key);
+	if (strcmp(k, "state") == 0)
+		return a->state != NULL ? fail(c, v, "state given twice")
+					: path_of(c, "state", v, &a->state);
+	if (strcmp(k, "pod_maps") == 0)
+		return a->npod_maps > 0 ? fail(c, v, "pod_maps given twice") : pod_maps_of(c, v, a);
+	return 1;
+}
+
+static int
+appliance(struct fctx *c, const yaml_node_t *n, struct pc_fleet_appliance *a)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(c, n, "an appliance must be a mapping (name, url or ledger, key, ...)");
+	a->line = cfg_mark_of(n).line;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		const yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *ks;
+
+		if (scalar(c, "a key", k, &ks) < 0)
+			return -1;
+		int rc = appliance_key(c, ks, v, a);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return fail(c, k,
+				    "unknown key '%.64s' in an appliance (name, url, ledger, key, "
+				    "pod_maps, state)",
+				    ks);
+	}
+	if (a->name[0] == '\0')
+		return fail(c, n, "an appliance needs a name");
+	if ((a->url == NULL) == (a->ledger == NULL))
+		return fail(c, n, "appliance %s needs exactly one of url and ledger", a->name);
+	if (a->key == NULL)
+		return fail(c, n, "appliance %s needs a key (its verifier key file)", a->name);
+	return 0;
+}
+
+static int
+appliances(struct fctx *c, const yaml_node_t *v, struct pc_fleet *fl)
+{
+	size_t n;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(c, v, "appliances must be a list");
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n == 0)
+		return fail(c, v, "appliances is empty");
+	if (n > PC_FLEET_MAX_APPLIANCES)
+		return fail(c, v, "more than %d appliances", PC_FLEET_MAX_APPLIANCES);
+	if ((fl->a = calloc(n, sizeof(*fl->a))) == NULL)
+		return fail(c, v, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const yaml_node_t *item =
+		    yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+
+		fl->n++;
+		if (appliance(c, item, &fl->a[i]) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(fl->a[j].name, fl->a[i].name) == 0)
+				return fail(c, item,
+					    "appliance %s is named twice (first at line %u)",
+					    fl->a[i].name, fl->a[j].line);
+	}
+	return 0;
+}
+
+static int
+jobs(struct fctx *c, const yaml_node_t *v, struct pc_fleet *fl)
+{
+	const char *s;
+	char *end;
+
+	if (scalar(c, "jobs", v, &s) < 0)
+		return -1;
+	errno = 0;
+	unsigned long j = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || s[0] == '-' || j < 1 || j > PC_FLEET_MAX_JOBS)
+		return fail(c, v, "jobs must be a whole number from 1 to %d", PC_FLEET_MAX_JOBS);
+	fl->jobs = (unsigned)j;
+	return 0;
+}
+
+static int
+walk(struct fctx *c, struct pc_fleet *fl)
+{
+	const yaml_node_t *root = yaml_document_get_root_node(c->doc);
+	bool have = false;
+
+	if (root == NULL || root->type != YAML_MAPPING_NODE)
+		return fail(c, root, "a fleet file is a mapping (jobs, appliances)");
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		const yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *ks;
+
+		if (scalar(c, "a key", k, &ks) < 0)
+			return -1;
+		if (strcmp(ks, "jobs") == 0) {
+			if (jobs(c, v, fl) < 0)
+				return -1;
+		} else if (strcmp(ks, "appliances") == 0) {
+			if (have)
+				return fail(c, k, "appliances given twice");
+			have = true;
+			if (appliances(c, v, fl) < 0)
+				return -1;
+		} else {
+			return fail(c, k, "unknown key '%.64s' (jobs, appliances)", ks);
+		}
+	}
+	if (!have)
+		return fail(c, root, "no appliances");
+	return 0;
+}
+
+static char *
+slurp(const char *path, size_t *len, struct pc_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+
+	if (f == NULL) {
+		pc_error_errno(err, "%s", path);
+		return NULL;
+	}
+	if ((buf = malloc(MAX_FLEET_FILE + 1)) == NULL) {
+		fclose(f);
+		pc_error_set(err, "out of memory");
+		return NULL;
+	}
+	*len = fread(buf, 1, MAX_FLEET_FILE + 1, f);
+	bool bad = ferror(f) != 0;
+	fclose(f);
+	if (bad || *len > MAX_FLEET_FILE) {
+		free(buf);
+		pc_error_set(err, "%s: %s", path, bad ? "cannot read it" : "larger than 16 MiB");
+		return NULL;
+	}
+	buf[*len] = '\0';
+	return buf;
+}
+
+int
+pc_fleet_load(const char *path, struct pc_fleet *fl, struct pc_error *err)
+{
+	struct fctx c = { .path = path, .err = err };
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	char dirbuf[PC_PATH_LEN];
+	char *text;
+	int rc = -1;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->jobs = PC_FLEET_DEFAULT_JOBS;
+	if ((text = slurp(path, &c.len, err)) == NULL)
+		return -1;
+	c.text = text;
+	snprintf(dirbuf, sizeof(dirbuf), "%s", path);
+	snprintf(c.dir, sizeof(c.dir), "%s", dirname(dirbuf));
+	if (!yaml_parser_initialize(&parser)) {
+		free(text);
+		return pc_error_set(err, "out of memory");
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, c.len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		struct pc_mark m = { (unsigned)parser.problem_mark.line + 1,
+				     (unsigned)parser.problem_mark.column + 1 };
+
+		pc_error_set(err, "%s", parser.problem ? parser.problem : "YAML syntax error");
+		cfg_error_at(err, path, text, c.len, m);
+		yaml_parser_delete(&parser);
+		free(text);
+		return -1;
+	}
+	c.doc = &doc;
+	rc = walk(&c, fl);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	free(text);
+	if (rc < 0)
+		pc_fleet_free(fl);
+	return rc;
+}
+
+void
+pc_fleet_free(struct pc_fleet *fl)
+{
+	for (size_t i = 0; i < fl->n; i++) {
+		struct pc_fleet_appliance *a = &fl->a[i];
+
+		free(a->url);
+		free(a->ledger);
+		free(a->key);
+		free(a->state);
+		for (size_t k = 0; k < a->npod_maps; k++)
+			free(a->pod_maps[k]);
+	}
+	free(fl->a);
+	memset(fl, 0, sizeof(*fl));
+}

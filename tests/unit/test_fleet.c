@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fleet file: what it declares, relative paths from its directory,
+ * and every mistake refused at its place (file:line:col).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "podcap/fleet.h"
+
+#include "testutil.h"
+
+static char dir[PC_PATH_LEN], file[PC_PATH_LEN + 16];
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (pc_test_tmpdir(dir, sizeof(dir), "fleet") < 0)
+		return -1;
+	snprintf(file, sizeof(file), "%s/fleet.yaml", dir);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	pc_test_rm_rf(dir);
+	return 0;
+}
+
+static void
+write_fleet(const char *text)
+{
+	FILE *f = fopen(file, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void
+test_load(void **state)
+{
+	struct pc_fleet fl;
+	struct pc_error err;
+	char want[PC_PATH_LEN + 64];
+
+	(void)state;
+	write_fleet("jobs: 3\nappliances:\n"
+		    "  - name: rack7\n    url: http://10.1.2.3:9180\n    key: keys/rack7.pub\n"
+		    "    pod_maps: [maps/a.yaml, /etc/podcap/maps]\n    state: rack7.state\n"
+		    "  - name: rack8\n    ledger: /srv/rack8\n    key: /k/rack8.pub\n"
+		    "    pod_maps: maps/b.yaml\n");
+	assert_int_equal(pc_fleet_load(file, &fl, &err), 0);
+	assert_int_equal(fl.jobs, 3);
+	assert_int_equal(fl.n, 2);
+	assert_string_equal(fl.a[0].name, "rack7");
+	assert_string_equal(fl.a[0].url, "http://10.1.2.3:9180");
+	assert_null(fl.a[0].ledger);
+	snprintf(want, sizeof(want), "%s/keys/rack7.pub", dir);
+	assert_string_equal(fl.a[0].key, want);
+	assert_int_equal(fl.a[0].npod_maps, 2);
+	assert_string_equal(fl.a[0].pod_maps[1], "/etc/podcap/maps");
+	snprintf(want, sizeof(want), "%s/rack7.state", dir);
+	assert_string_equal(fl.a[0].state, want);
+	assert_string_equal(fl.a[1].ledger, "/srv/rack8");
+	assert_null(fl.a[1].state);
+	assert_int_equal(fl.a[1].npod_maps, 1);
+	assert_int_equal(fl.a[1].line, 8);
+	pc_fleet_free(&fl);
+
+	write_fleet("appliances:\n  - {name: a, ledger: l, key: k}\n");
+	assert_int_equal(pc_fleet_load(file, &fl, &err), 0);
+	assert_int_equal(fl.jobs, PC_FLEET_DEFAULT_JOBS);
+	pc_fleet_free(&fl);
+}
+
+struct bad {
+	const char *text;
+	unsigned line, col;
+	const char *msg;
+};
+
+static const struct bad bad[] = {
+	{ "appliances:\n  - name: a\n    ledger: l\n    key: k\n    colour: red\n", 5, 5,
+	  "unknown key 'colour' in an appliance" },
+	{ "appliances:\n  - name: a\n    ledger: l\n    url: http://x\n    key: k\n", 2, 5,
+	  "appliance a needs exactly one of url and ledger" },
+	{ "appliances:\n  - name: a\n    ledger: l\n", 2, 5, "appliance a needs a key" },
+	{ "appliances:\n  - name: a\n    url: ftp://x\n    key: k\n", 3, 10,
+	  "url must begin with http:// or https://" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k}\n  - {name: a, ledger: m, key: k}\n", 3, 5,
+	  "appliance a is named twice (first at line 2)" },
+	{ "appliances:\n  - {name: 'a b', ledger: l, key: k}\n", 2, 12, "name 'a b' is not an id" },
+	{ "jobs: 0\nappliances:\n  - {name: a, ledger: l, key: k}\n", 1, 7,
+	  "jobs must be a whole number from 1 to 64" },
+	{ "jobs: 4\n", 1, 1, "no appliances" },
+	{ "appliances: []\n", 1, 13, "appliances is empty" },
+	{ "appliance:\n  - {name: a, ledger: l, key: k}\n", 1, 1, "unknown key 'appliance'" },
+	{ "appliances:\n  - {name: a, ledger: [l], key: k}\n", 2, 23,
+	  "ledger must be a non-empty string" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k\n", 3, 1, "did not find expected" },
+};
+
+static void
+test_refused(void **state)
+{
+	struct pc_fleet fl;
+	struct pc_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_fleet(bad[i].text);
+		assert_int_equal(pc_fleet_load(file, &fl, &err), -1);
+		if (strstr(err.msg, bad[i].msg) == NULL || err.mark.line != bad[i].line ||
+		    (bad[i].col != 0 && err.mark.col != bad[i].col))
+			fail_msg("case %zu: got %u:%u: %s", i, err.mark.line, err.mark.col,
+				 err.msg);
+		assert_string_equal(err.file, file);
+		assert_int_equal(fl.n, 0);
+	}
+	assert_int_equal(pc_fleet_load("/nonexistent/fleet.yaml", &fl, &err), -1);
+	assert_non_null(strstr(err.msg, "No such file"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
