@@ -417,9 +417,67 @@ def cmd_verify_speed(args):
     })
 
 
+# ---- verify-fleet ----
+
+def cmd_verify_fleet(args):
+    s = load_samples(args.samples)
+    setup = next(x for x in s if x.get("metric") == "setup")
+    n, records = setup["appliances"], setup["records"]
+    wall = {x["metric"]: x["wall_s"] for x in s if "wall_s" in x}
+
+    # every run must have verified every appliance, each in full or from its state
+    with open(next(x for x in s if x.get("metric") == "fleet")["report"]) as f:
+        fleet = json.load(f)
+    with open(next(x for x in s if x.get("metric") == "resumed")["report"]) as f:
+        resumed = json.load(f)
+    for name, doc, want_from in (("fleet", fleet, 0),
+                                 ("resumed", resumed, records - setup["back"])):
+        if not doc.get("ok") or doc.get("appliances_total") != n:
+            raise SystemExit("verify-fleet: %s did not verify all %d appliances" % (name, n))
+        for a in doc["appliances"]:
+            rep = a["report"]
+            if rep is None or rep.get("records") != records or \
+                    rep.get("resumed_from") != want_from:
+                raise SystemExit("verify-fleet: %s: appliance %s: %s" % (
+                    name, a["name"], "no report" if rep is None else
+                    "records %s, resumed from %s" % (rep.get("records"),
+                                                     rep.get("resumed_from"))))
+    total = n * records
+    speedup = wall["sequential"] / wall["fleet"] if wall["fleet"] > 0 else None
+    rows = [
+        ["appliances x records (1 START + windows of 60 s, %d pods)" % setup["pods"],
+         "%d x %d" % (n, records)],
+        ["sequential: one podcap-verify --url after another (s)", fmt(wall["sequential"])],
+        ["fleet: podcap-verify --fleet, jobs %d, no state (s)" % setup["jobs"], fmt(wall["fleet"])],
+        ["fleet: records/s", fmt(total / wall["fleet"]) if wall["fleet"] > 0 else "-"],
+        ["resumed: the same, from states %d windows old (s)" % setup["back"],
+         fmt(wall["resumed"])],
+        ["fleet speed-up over sequential", fmt(speedup)],
+    ]
+    targets = [{
+        "what": "fleet speed-up over one appliance after another",
+        "measured": speedup, "target": ">= 1.0", "met": speedup is not None and speedup >= 1.0,
+    }]
+    notes = [
+        "Every appliance is served by podcap-bench-serve (tools/bench/serve.c) with the pull "
+        "endpoint podcapd serves its ledger with (src/http, libmicrohttpd), each on its own "
+        "loopback port, all in one process on the same machine as the verifier: the servers "
+        "and the verifiers share its cores.",
+        "fleet and resumed run each appliance's verification in a process of its own, `jobs` "
+        "at a time; every appliance's report is checked to cover all its records, and the "
+        "resumed run to have read only those after its state.",
+    ]
+    write_section(args, {
+        "section": "Fleet verification",
+        "columns": ["measure", "value"],
+        "rows": rows, "targets": targets, "notes": notes,
+    })
+
+
 # ---- the run's table and docs/performance.md ----
 
-ORDER = ["forward-rate", "pod-scale", "cap-accuracy", "latency", "verify-speed", "window-close"]
+ORDER = ["forward-rate", "pod-scale", "cap-accuracy", "latency", "verify-speed", "verify-fleet",
+         "window-close"]
 
 
 def load_runs(path):
@@ -492,7 +550,7 @@ def cmd_table(args):
 INTRO = """# podcap performance
 
 What podcap costs and how closely it holds a cap, measured by
-`tools/bench/run`: six sections, each against a peer measured in the same
+`tools/bench/run`: seven sections, each against a peer measured in the same
 run (dpdk-testpmd, Linux `tc tbf` and bridge, libsodium). This file is
 written by `tools/bench/run` (full mode); the raw figures of every section
 are in the JSON files it writes (`--out DIR`).
@@ -606,7 +664,7 @@ def main():
     p = sub.add_parser("sample-links")
     p.add_argument("dev", nargs="+")
     p.add_argument("--interval", type=float, default=0.1)
-    for name in ("cap-accuracy", "latency", "verify-speed"):
+    for name in ("cap-accuracy", "latency", "verify-speed", "verify-fleet"):
         p = sub.add_parser(name)
         p.add_argument("--samples", required=True)
         p.add_argument("--commands", required=True)
@@ -626,6 +684,7 @@ def main():
         "cap-accuracy": cmd_cap_accuracy,
         "latency": cmd_latency,
         "verify-speed": cmd_verify_speed,
+        "verify-fleet": cmd_verify_fleet,
         "table": cmd_table,
         "doc": cmd_doc,
     }[args.cmd](args)
