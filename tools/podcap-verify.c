@@ -61,6 +61,9 @@
 #include "podcap/verify.h"
 
 #include "verify_fleet.h"
+#ifdef PC_HAVE_LIBCRYPTO
+#include "sha256_libcrypto.h"
+#endif
 
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
@@ -662,6 +665,13 @@ verify_main(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+#ifdef PC_HAVE_LIBCRYPTO
+	/* the same bytes as libsodium's, faster: checked before it is used */
+	if (pc_sha256_use_libcrypto() < 0)
+		fprintf(stderr,
+			"podcap-verify: warning: libcrypto's SHA-256 disagrees with "
+			"libsodium's; hashing with libsodium\n");
+#endif
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--fleet") == 0)
 			return pc_fleet_main(argc, argv, verify_main);

@@ -19,6 +19,19 @@
 /* Returns 0 and fills out[32] with leaf hash i, or -1 on I/O error. */
 typedef int (*pc_leaf_fn)(void *ctx, uint64_t i, uint8_t out[PC_HASH_LEN]);
 
+/*
+ * SHA-256 of prefix || a || b, the one hash of the tree (b unread when blen
+ * is 0). libsodium's portable implementation by default; a program may
+ * install another implementation of the same function before it hashes
+ * anything (podcap-verify installs libcrypto's, which uses the CPU's SHA
+ * extensions: tools/sha256_libcrypto.c). NULL restores libsodium's.
+ */
+typedef void (*pc_sha256_fn)(uint8_t prefix, const uint8_t *a, size_t alen, const uint8_t *b,
+			     size_t blen, uint8_t out[PC_HASH_LEN]);
+void pc_sha256_libsodium(uint8_t prefix, const uint8_t *a, size_t alen, const uint8_t *b,
+			 size_t blen, uint8_t out[PC_HASH_LEN]);
+void pc_merkle_set_sha256(pc_sha256_fn fn);
+
 void pc_merkle_leaf_hash(const uint8_t *leaf, size_t len, uint8_t out[PC_HASH_LEN]);
 void pc_merkle_node_hash(const uint8_t l[PC_HASH_LEN], const uint8_t r[PC_HASH_LEN],
 			 uint8_t out[PC_HASH_LEN]);

@@ -15,29 +15,38 @@
 #include "podcap/merkle.h"
 
 void
-pc_merkle_leaf_hash(const uint8_t *leaf, size_t len, uint8_t out[PC_HASH_LEN])
+pc_sha256_libsodium(uint8_t prefix, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+		    uint8_t out[PC_HASH_LEN])
 {
 	crypto_hash_sha256_state st;
-	static const uint8_t prefix = 0x00;
 
 	crypto_hash_sha256_init(&st);
 	crypto_hash_sha256_update(&st, &prefix, 1);
-	crypto_hash_sha256_update(&st, leaf, len);
+	crypto_hash_sha256_update(&st, a, alen);
+	if (blen > 0)
+		crypto_hash_sha256_update(&st, b, blen);
 	crypto_hash_sha256_final(&st, out);
+}
+
+static pc_sha256_fn sha256 = pc_sha256_libsodium;
+
+void
+pc_merkle_set_sha256(pc_sha256_fn fn)
+{
+	sha256 = fn != NULL ? fn : pc_sha256_libsodium;
+}
+
+void
+pc_merkle_leaf_hash(const uint8_t *leaf, size_t len, uint8_t out[PC_HASH_LEN])
+{
+	sha256(0x00, leaf, len, NULL, 0, out);
 }
 
 void
 pc_merkle_node_hash(const uint8_t l[PC_HASH_LEN], const uint8_t r[PC_HASH_LEN],
 		    uint8_t out[PC_HASH_LEN])
 {
-	crypto_hash_sha256_state st;
-	static const uint8_t prefix = 0x01;
-
-	crypto_hash_sha256_init(&st);
-	crypto_hash_sha256_update(&st, &prefix, 1);
-	crypto_hash_sha256_update(&st, l, PC_HASH_LEN);
-	crypto_hash_sha256_update(&st, r, PC_HASH_LEN);
-	crypto_hash_sha256_final(&st, out);
+	sha256(0x01, l, PC_HASH_LEN, r, PC_HASH_LEN, out);
 }
 
 void

@@ -3,7 +3,9 @@
  * podcap-bench-sigrate: the peer of the verify-speed benchmark. How many
  * Ed25519 signatures libsodium's crypto_sign_verify_detached checks per
  * second on this machine, over a message the size of a checkpoint body,
- * and how fast its SHA-256 hashes (the leaf hash of every record).
+ * and how fast its SHA-256 hashes (the leaf hash of every record); built
+ * with libcrypto, how fast libcrypto's does too (what podcap-verify hashes
+ * with, tools/sha256_libcrypto.c).
  *
  *   podcap-bench-sigrate [--seconds S] [--record-bytes N]
  *
@@ -92,6 +94,39 @@ sha256_rate(double seconds, size_t len, double *cpu_rate)
 	return (double)n * (double)len / t;
 }
 
+#ifdef PC_HAVE_LIBCRYPTO
+#include <openssl/evp.h>
+
+/* The same through libcrypto's EVP interface, as podcap-verify calls it. */
+static double
+sha256_rate_libcrypto(double seconds, size_t len, double *cpu_rate)
+{
+	uint8_t *buf = calloc(1, len), h[32];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned long n = 0;
+	unsigned int hl;
+
+	if (buf == NULL || ctx == NULL)
+		exit(1);
+	randombytes_buf(buf, len);
+	double t0 = now(), c0 = cpu_now(), t;
+	do {
+		for (int i = 0; i < 16; i++, n++) {
+			if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
+			    EVP_DigestUpdate(ctx, buf, len) != 1 ||
+			    EVP_DigestFinal_ex(ctx, h, &hl) != 1)
+				exit(1);
+			buf[0] ^= h[0];
+		}
+		t = now() - t0;
+	} while (t < seconds);
+	*cpu_rate = (double)n * (double)len / (cpu_now() - c0);
+	EVP_MD_CTX_free(ctx);
+	free(buf);
+	return (double)n * (double)len / t;
+}
+#endif
+
 int
 main(int argc, char **argv)
 {
@@ -125,7 +160,14 @@ main(int argc, char **argv)
 	double h = sha256_rate(seconds, record, &hc);
 	printf("{\"verify_per_s\": %.1f, \"verify_per_cpu_s\": %.1f, \"verifies\": %lu, "
 	       "\"sha256_bytes_per_s\": %.0f, \"sha256_bytes_per_cpu_s\": %.0f, "
-	       "\"sha256_message_bytes\": %zu, \"libsodium\": \"%s\"}\n",
+	       "\"sha256_message_bytes\": %zu, \"libsodium\": \"%s\"",
 	       v, vc, n, h, hc, record, sodium_version_string());
+#ifdef PC_HAVE_LIBCRYPTO
+	double oc, o = sha256_rate_libcrypto(seconds, record, &oc);
+	printf(
+	    ", \"sha256_libcrypto_bytes_per_s\": %.0f, \"sha256_libcrypto_bytes_per_cpu_s\": %.0f",
+	    o, oc);
+#endif
+	printf("}\n");
 	return 0;
 }
