@@ -9,8 +9,9 @@
 #      its ledger: the page makes no request, a screenshot is taken, and
 #      the rendered DOM has one plot per pod and direction, the verdict and
 #      the JSON's numbers;
-#   2. a fleet of three generated logs, one over its cap: podcap-verify
-#      --fleet exits 1 naming it, and its page lists it first.
+#   2. a fleet of three generated logs, one over its cap, and an appliance
+#      that does not answer: podcap-verify --fleet exits 1 naming those
+#      two alone, and its page lists them first.
 #
 # Needs root; exits 0 (pass), 1 (fail) or 77 (skipped).
 
@@ -70,12 +71,16 @@ for i in 1 2 3; do
 	printf '  - name: app-%d\n    ledger: log-%d\n    key: %s\n    pod_maps: [app-%d.yaml]\n' \
 		"$i" "$i" "$PC_TMP/keys/app-$i.pub" "$i" >>"$PC_TMP/fleet/fleet.yaml"
 done
+# nothing listens on port 1 of the sandbox's loopback
+printf '  - name: app-4\n    url: http://127.0.0.1:1\n    key: %s\n' "$PC_TMP/keys/app-1.pub" \
+	>>"$PC_TMP/fleet/fleet.yaml"
 pc_fg "$PODCAP_VERIFY" --fleet "$PC_TMP/fleet/fleet.yaml" --now 2024-01-02T00:00:00Z --json \
 	--html "$PC_TMP/fleet.html" >"$PC_TMP/fleet.json" 2>"$PC_TMP/fleet.err"
 rc=$?
 [ "$rc" = 1 ] && grep -q "fleet: appliance app-2 failed verification" "$PC_TMP/fleet.err" &&
+	grep -q "fleet: appliance app-4 could not be verified" "$PC_TMP/fleet.err" &&
 	! grep -q "appliance app-[13]" "$PC_TMP/fleet.err" &&
-	pass "podcap-verify --fleet exits 1 naming app-2 alone" ||
+	pass "podcap-verify --fleet exits 1 naming app-2 (over its cap) and app-4 (no answer) alone" ||
 	fail "podcap-verify --fleet exited $rc: $(cat "$PC_TMP/fleet.err")"
 pc_fg python3 "$here/browser.py" fleet "$PC_TMP/fleet.html" "$PC_TMP/fleet.json" "$shots/fleet.png" ||
 	failures=$((failures + 1))
