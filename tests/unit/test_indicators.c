@@ -192,6 +192,22 @@ test_train_through_the_verifier(void **state)
 	assert_true(ind.dir[PC_DIR_UP].period.periodic);
 	assert_int_equal(ind.dir[PC_DIR_UP].period.lag, 20);
 	assert_false(ind.dir[PC_DIR_DOWN].period.periodic);
+
+	/* the text report says so, in its own section before the result line */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	pc_verify_print_text(v, f);
+	assert_int_equal(fclose(f), 0);
+	const char *sec = strstr(text, "\nindicators (not findings; docs/report.md):\n");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec,
+			       "pod-a up: 30 of 600 windows at >= 90% of the cap, longest run 1; "
+			       "repeats every 20 windows (r "));
+	assert_non_null(strstr(sec, "): PERIODIC\n  pod-a down: 0 of 600 windows"));
+	assert_true(sec < strstr(text, "\nverified: "));
+	free(text);
 	pc_verify_free(v);
 }
 
