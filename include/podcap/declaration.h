@@ -25,17 +25,17 @@
 #include "podcap/error.h"
 #include "podcap/keys.h"
 
-#define PC_DECL_HEADER       "podcap-declaration v1"
-#define PC_DECL_KEY_PREFIX   "auditor/"
-#define PC_DECL_SUFFIX       ".sig"
-#define PC_DECL_BODY_MAX     512
-#define PC_DECL_MAX_KEYS     16
+#define PC_DECL_HEADER     "podcap-declaration v1"
+#define PC_DECL_KEY_PREFIX "auditor/"
+#define PC_DECL_SUFFIX     ".sig"
+#define PC_DECL_BODY_MAX   512
+#define PC_DECL_MAX_KEYS   16
 
 struct pc_declaration {
 	char appliance_id[PC_ID_LEN];
 	uint8_t podmap_digest[PC_DIGEST_LEN];
-	uint64_t not_before_ns;   /* whole seconds, ns since the Unix epoch */
-	uint64_t not_after_ns;    /* > not_before_ns */
+	uint64_t not_before_ns; /* whole seconds, ns since the Unix epoch */
+	uint64_t not_after_ns;  /* > not_before_ns */
 };
 
 /*
@@ -59,7 +59,8 @@ bool pc_declaration_key_ok(const struct pc_verifier_key *vk);
  * declaration.
  */
 int pc_declaration_open(const char *note, size_t len, const struct pc_verifier_key *keys,
-			size_t nkeys, struct pc_declaration *d, size_t *which, struct pc_error *err);
+			size_t nkeys, struct pc_declaration *d, size_t *which,
+			struct pc_error *err);
 
 /*
  * The rules a valid, signed declaration must also meet to let a map run:

@@ -38,15 +38,15 @@ pc_declaration_body(const struct pc_declaration *d, char *buf, size_t len)
 	pc_hex(d->podmap_digest, PC_DIGEST_LEN, hex);
 	pc_utc_format(d->not_before_ns, nb, sizeof(nb));
 	pc_utc_format(d->not_after_ns, na, sizeof(na));
-	n = snprintf(buf, len, PC_DECL_HEADER "\nappliance %s\npodmap %s\nnot-before %s\nnot-after %s\n",
+	n = snprintf(buf, len,
+		     PC_DECL_HEADER "\nappliance %s\npodmap %s\nnot-before %s\nnot-after %s\n",
 		     d->appliance_id, hex, nb, na);
 	return n < 0 || (size_t)n >= len ? 0 : (size_t)n;
 }
 
 /* The value of line `key VALUE\n` at *p into out (NUL-terminated), and *p past it. */
 static int
-field(const char **p, const char *end, const char *key, char *out, size_t cap,
-      struct pc_error *err)
+field(const char **p, const char *end, const char *key, char *out, size_t cap, struct pc_error *err)
 {
 	size_t klen = strlen(key);
 	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
@@ -119,8 +119,9 @@ pc_declaration_parse_body(const char *body, size_t len, struct pc_declaration *d
 	/* One spelling only (lower-case hex, "Z", no fraction): the hash names one text. */
 	n = pc_declaration_body(d, again, sizeof(again));
 	if (n != len || memcmp(again, body, len) != 0)
-		return pc_error_set(err, "declaration: not in canonical form (lower-case hex, "
-					 "times as 2026-01-01T00:00:00Z)");
+		return pc_error_set(err,
+				    "declaration: not in canonical form (lower-case hex, "
+				    "times as 2026-01-01T00:00:00Z)");
 	return 0;
 }
 
@@ -128,7 +129,7 @@ bool
 pc_declaration_key_ok(const struct pc_verifier_key *vk)
 {
 	return strncmp(vk->name, PC_DECL_KEY_PREFIX, strlen(PC_DECL_KEY_PREFIX)) == 0 &&
-	       vk->name[strlen(PC_DECL_KEY_PREFIX)] != '\0';
+	    vk->name[strlen(PC_DECL_KEY_PREFIX)] != '\0';
 }
 
 /*
@@ -155,8 +156,8 @@ signed_by(const char *note, size_t len, const struct pc_verifier_key *keys, size
 }
 
 int
-pc_declaration_open(const char *note, size_t len, const struct pc_verifier_key *keys,
-		    size_t nkeys, struct pc_declaration *d, size_t *which, struct pc_error *err)
+pc_declaration_open(const char *note, size_t len, const struct pc_verifier_key *keys, size_t nkeys,
+		    struct pc_declaration *d, size_t *which, struct pc_error *err)
 {
 	size_t blen, k;
 
@@ -164,8 +165,9 @@ pc_declaration_open(const char *note, size_t len, const struct pc_verifier_key *
 		return pc_error_set(err, "no auditor key given");
 	for (k = 0; k < nkeys; k++) {
 		if (!pc_declaration_key_ok(&keys[k]))
-			return pc_error_set(err, "key %s+%08x is not an auditor key (its name must "
-						 "begin with " PC_DECL_KEY_PREFIX ")",
+			return pc_error_set(err,
+					    "key %s+%08x is not an auditor key (its name must "
+					    "begin with " PC_DECL_KEY_PREFIX ")",
 					    keys[k].name, (unsigned)keys[k].id);
 	}
 	if (signed_by(note, len, keys, nkeys, &blen, &k, err) != 0)
@@ -189,8 +191,7 @@ pc_declaration_check(const struct pc_declaration *d, const char *appliance_id,
 	if (sodium_memcmp(d->podmap_digest, digest, PC_DIGEST_LEN) != 0) {
 		pc_hex(d->podmap_digest, PC_DIGEST_LEN, got);
 		pc_hex(digest, PC_DIGEST_LEN, want);
-		return pc_error_set(err, "declared for pod map %s, not this map (%s)",
-				    got, want);
+		return pc_error_set(err, "declared for pod map %s, not this map (%s)", got, want);
 	}
 	pc_utc_format(t_ns, b, sizeof(b));
 	if (t_ns < d->not_before_ns) {
@@ -226,11 +227,13 @@ pc_declaration_read(const char *path, char *buf, struct pc_error *err)
 	n = pc_read_small_at(AT_FDCWD, path, buf, PC_NOTE_MAX);
 	if (n < 0) {
 		if (errno == EFBIG)
-			return pc_error_set(err, "%s: longer than %d bytes: not a declaration", path,
-					    PC_NOTE_MAX - 1);
+			return pc_error_set(err, "%s: longer than %d bytes: not a declaration",
+					    path, PC_NOTE_MAX - 1);
 		if (errno == ENOENT)
-			return pc_error_set(err, "%s: no declaration: the pod map is not signed by "
-						 "an auditor (podcap-audit sign)", path);
+			return pc_error_set(err,
+					    "%s: no declaration: the pod map is not signed by "
+					    "an auditor (podcap-audit sign)",
+					    path);
 		return pc_error_errno(err, "%s", path);
 	}
 	buf[n] = '\0';

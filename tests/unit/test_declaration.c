@@ -20,14 +20,15 @@
 
 #include "testutil.h"
 
-#define T0 1798761600ULL   /* 2027-01-01T00:00:00Z */
-#define S  1000000000ULL
+#define T0         1798761600ULL /* 2027-01-01T00:00:00Z */
+#define S          1000000000ULL
 #define DIGEST_HEX "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
-#define GOLDEN_BODY "podcap-declaration v1\n" \
-		    "appliance lab-1\n" \
-		    "podmap " DIGEST_HEX "\n" \
-		    "not-before 2027-01-01T00:00:00Z\n" \
-		    "not-after 2027-01-08T00:00:00Z\n"
+#define GOLDEN_BODY                         \
+	"podcap-declaration v1\n"           \
+	"appliance lab-1\n"                 \
+	"podmap " DIGEST_HEX "\n"           \
+	"not-before 2027-01-01T00:00:00Z\n" \
+	"not-after 2027-01-08T00:00:00Z\n"
 
 static struct pc_signer_key *alice, *bob, *appliance;
 static struct pc_verifier_key valice, vbob, vappliance;
@@ -94,7 +95,7 @@ body_refuses_invalid(void **state)
 	d.not_after_ns = d.not_before_ns;
 	assert_int_equal(pc_declaration_body(&d, buf, sizeof(buf)), 0);
 	d = golden();
-	d.not_before_ns += 1;   /* not a whole second */
+	d.not_before_ns += 1; /* not a whole second */
 	assert_int_equal(pc_declaration_body(&d, buf, sizeof(buf)), 0);
 	d = golden();
 	strcpy(d.appliance_id, "lab 1");
@@ -133,16 +134,18 @@ parse_is_strict(void **state)
 			    "2026-01-01T00:00:00Z)");
 	assert_string_equal(parse_edited("eeff\n", "ee\n"),
 			    "declaration: podmap is not 64 hex digits");
-	assert_string_equal(parse_edited("01T00:00:00Z", "01T00:00:00.5Z"),
-			    "declaration: not-before '2027-01-01T00:00:00.5Z' is not a whole second");
+	assert_string_equal(
+	    parse_edited("01T00:00:00Z", "01T00:00:00.5Z"),
+	    "declaration: not-before '2027-01-01T00:00:00.5Z' is not a whole second");
 	assert_string_equal(parse_edited("01T00:00:00Z", "01T01:00:00+01:00"),
 			    "declaration: not in canonical form (lower-case hex, times as "
 			    "2026-01-01T00:00:00Z)");
 	assert_string_equal(parse_edited("2027-01-08", "2027-01-01"),
 			    "declaration: not-after is not later than not-before");
-	assert_string_equal(parse_edited("2027-01-08", "2027-13-08"),
-			    "declaration: not-after: '2027-13-08T00:00:00Z': no such time, or before "
-			    "1970");
+	assert_string_equal(
+	    parse_edited("2027-01-08", "2027-13-08"),
+	    "declaration: not-after: '2027-13-08T00:00:00Z': no such time, or before "
+	    "1970");
 	assert_string_equal(parse_edited("08T00:00:00Z\n", "08T00:00:00Z\nextra line\n"),
 			    "declaration: text after the not-after line");
 	assert_string_equal(parse_edited("08T00:00:00Z\n", "08T00:00:00Z"),
@@ -208,8 +211,8 @@ open_refuses_forgeries(void **state)
 	assert_true(strncmp(err.msg, "bad signature by key auditor/alice+", 35) == 0);
 
 	/* no signature line at all */
-	assert_int_equal(pc_declaration_open(GOLDEN_BODY, strlen(GOLDEN_BODY), &valice, 1, &d,
-					     NULL, &err), -1);
+	assert_int_equal(
+	    pc_declaration_open(GOLDEN_BODY, strlen(GOLDEN_BODY), &valice, 1, &d, NULL, &err), -1);
 	assert_string_equal(err.msg, "malformed note");
 
 	/* a signed text that is not a declaration */
@@ -234,14 +237,16 @@ check_rules(void **state)
 	assert_int_equal(pc_declaration_check(&d, "lab-2", other, T0 * S, &err), -1);
 	assert_string_equal(err.msg, "declared for appliance lab-1, not lab-2");
 	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S - 1, &err), -1);
-	assert_string_equal(err.msg, "not yet valid: valid from 2027-01-01T00:00:00Z (now "
-				     "2026-12-31T23:59:59.999999999Z)");
+	assert_string_equal(err.msg,
+			    "not yet valid: valid from 2027-01-01T00:00:00Z (now "
+			    "2026-12-31T23:59:59.999999999Z)");
 	assert_int_equal(pc_declaration_check(&d, "lab-1", other, (T0 + 7 * 86400) * S, &err), -1);
 	assert_string_equal(err.msg, "expired at 2027-01-08T00:00:00Z (now 2027-01-08T00:00:00Z)");
 	other[31] ^= 1;
 	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S, &err), -1);
-	assert_string_equal(err.msg, "declared for pod map " DIGEST_HEX ", not this map "
-				     "(00112233445566778899aabbccddeeff00112233445566778899aabbccddeefe)");
+	assert_string_equal(err.msg,
+			    "declared for pod map " DIGEST_HEX ", not this map "
+			    "(00112233445566778899aabbccddeeff00112233445566778899aabbccddeefe)");
 }
 
 static void
@@ -262,22 +267,26 @@ load_from_file(void **state)
 	assert_int_equal(pc_declaration_path(map, small, strlen(map) + 4), -1);
 
 	assert_int_equal(pc_declaration_load(path, &valice, 1, "lab-1", want.podmap_digest, T0 * S,
-					     &d, hash, &err), -1);
-	assert_non_null(strstr(err.msg, "map.yaml.sig: no declaration: the pod map is not signed "
-					"by an auditor"));
+					     &d, hash, &err),
+			 -1);
+	assert_non_null(strstr(err.msg,
+			       "map.yaml.sig: no declaration: the pod map is not signed "
+			       "by an auditor"));
 
 	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_int_equal(fwrite(note, 1, n, f), n);
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(pc_declaration_load(path, &valice, 1, "lab-1", want.podmap_digest, T0 * S,
-					     &d, hash, &err), 0);
+					     &d, hash, &err),
+			 0);
 	pc_declaration_hash(note, n, expect);
 	assert_memory_equal(hash, expect, sizeof(hash));
 	assert_memory_equal(&d, &want, sizeof(d));
 	/* the error names the file it is about */
 	assert_int_equal(pc_declaration_load(path, &valice, 1, "lab-2", want.podmap_digest, T0 * S,
-					     &d, hash, &err), -1);
+					     &d, hash, &err),
+			 -1);
 	assert_true(strncmp(err.msg, path, strlen(path)) == 0);
 	assert_non_null(strstr(err.msg, ": declared for appliance lab-1, not lab-2"));
 	pc_test_rm_rf(dir);
