@@ -17,6 +17,7 @@
 
 #include "podcap/declaration.h"
 #include "podcap/note.h"
+#include "podcap/record.h"
 
 #include "testutil.h"
 
@@ -292,6 +293,189 @@ load_from_file(void **state)
 	pc_test_rm_rf(dir);
 }
 
+/* ---- the DECLARE record (type 9) ---- */
+
+static struct pc_record
+declare_record(void)
+{
+	struct pc_record r = {
+		.type = PC_REC_DECLARE,
+		.appliance_id = "lab-1",
+		.time_ns = 5,
+		.window_start_ns = 120 * S,
+		.window_len_ns = 60 * S,
+		.not_before_ns = T0 * S,
+		.not_after_ns = (T0 + 7 * 86400) * S,
+	};
+
+	for (int i = 0; i < PC_DIGEST_LEN; i++) {
+		r.podmap_digest[i] = (uint8_t)i;
+		r.decl_hash[i] = (uint8_t)(0xa0 + i);
+	}
+	return r;
+}
+
+static void
+declare_record_bytes(void **state)
+{
+	struct pc_record r = declare_record(), back;
+	uint8_t buf[512];
+	struct pc_error err;
+	size_t n;
+
+	(void)state;
+	n = pc_record_encode(&r, buf, sizeof(buf));
+	/* the common 107 bytes and the id, then hash and validity */
+	assert_int_equal(n, 107 + 5 + 32 + 16);
+	assert_int_equal(buf[1], 9);
+	assert_memory_equal(buf + n - 48, r.decl_hash, 32);
+	assert_int_equal(buf[n - 16 + 7], 0);
+	assert_int_equal(pc_record_decode(buf, n, &back, &err), 0);
+	assert_int_equal(back.type, PC_REC_DECLARE);
+	assert_memory_equal(back.decl_hash, r.decl_hash, 32);
+	assert_int_equal(back.not_before_ns, r.not_before_ns);
+	assert_int_equal(back.not_after_ns, r.not_after_ns);
+	assert_string_equal(pc_record_type_name(9), "declare");
+	pc_record_free(&back);
+
+	assert_int_equal(pc_record_decode(buf, n - 1, &back, &err), -1);
+	assert_string_equal(err.msg, "record is truncated");
+	/* not_after = not_before */
+	memcpy(buf + n - 8, buf + n - 16, 8);
+	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
+	assert_string_equal(err.msg, "declaration valid until no later than it is valid from");
+	r.not_after_ns = r.not_before_ns;
+	assert_int_equal(pc_record_encode(&r, buf, sizeof(buf)), 0);
+
+	/* the fields belong to DECLARE alone */
+	r = declare_record();
+	r.type = PC_REC_STOP;
+	assert_int_equal(pc_record_encode(&r, buf, sizeof(buf)), 0);
+	r.not_before_ns = r.not_after_ns = 0;
+	memset(r.decl_hash, 0, sizeof(r.decl_hash));
+	n = pc_record_encode(&r, buf, sizeof(buf));
+	assert_int_equal(n, 107 + 5);
+	/* a STOP's bytes relabelled as DECLARE are too short for its fields */
+	buf[1] = 9;
+	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
+	assert_string_equal(err.msg, "record is truncated");
+	/* types 7 and 8 are not this record */
+	buf[1] = 8;
+	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
+	assert_string_equal(err.msg, "unknown record type");
+}
+
+/* ---- appliance.auditor_keys ---- */
+
+#define MAP_HEAD "appliance:\n  id: lab-1\n"
+#define MAP_TAIL                                                                        \
+	"uplinks:\n  - name: u0\n    pod_port: net_null0\n    fabric_port: net_null1\n" \
+	"pods:\n  - id: p0\n    uplink: u0\n"
+
+static void
+write_pub(const char *path, const struct pc_verifier_key *vk)
+{
+	char line[256];
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(pc_verifier_key_format(vk, line, sizeof(line)), 0);
+	fprintf(f, "%s\n", line);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Loads MAP_HEAD + keys + MAP_TAIL; returns the error message or NULL. */
+static const char *
+load_with_keys(const char *keys, struct pc_config *cfg)
+{
+	static struct pc_error err;
+	char text[2048];
+
+	snprintf(text, sizeof(text), MAP_HEAD "%s" MAP_TAIL, keys);
+	memset(&err, 0, sizeof(err));
+	if (pc_config_load_buffer("map.yaml", text, strlen(text), cfg, &err) != 0)
+		return err.msg;
+	return NULL;
+}
+
+static void
+config_auditor_keys(void **state)
+{
+	char dir[256], a[300], b[300], app[300], keys[1024], *canon;
+	uint8_t with[PC_DIGEST_LEN], without[PC_DIGEST_LEN], swapped[PC_DIGEST_LEN];
+	struct pc_config cfg;
+	const char *msg;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pc_test_tmpdir(dir, sizeof(dir), "auditor-keys"), 0);
+	snprintf(a, sizeof(a), "%s/alice.pub", dir);
+	snprintf(b, sizeof(b), "%s/bob.pub", dir);
+	snprintf(app, sizeof(app), "%s/app.pub", dir);
+	write_pub(a, &valice);
+	write_pub(b, &vbob);
+	write_pub(app, &vappliance);
+
+	/* without the key the canonical form has no auditor_key line */
+	assert_null(load_with_keys("", &cfg));
+	pc_config_digest(&cfg, without);
+	n = pc_config_canonical(&cfg, NULL, 0);
+	canon = malloc(n + 1);
+	assert_non_null(canon);
+	pc_config_canonical(&cfg, canon, n + 1);
+	assert_null(strstr(canon, "auditor_key"));
+	assert_int_equal(cfg.nauditor_keys, 0);
+	free(canon);
+	pc_config_free(&cfg);
+
+	snprintf(keys, sizeof(keys), "  auditor_keys: [%s, %s]\n", b, a);
+	assert_null(load_with_keys(keys, &cfg));
+	assert_int_equal(cfg.nauditor_keys, 2);
+	assert_string_equal(cfg.auditor_keys[0].name, "auditor/bob");
+	pc_config_digest(&cfg, with);
+	n = pc_config_canonical(&cfg, NULL, 0);
+	canon = malloc(n + 1);
+	assert_non_null(canon);
+	pc_config_canonical(&cfg, canon, n + 1);
+	/* the keys themselves, in byte order, after max_frame */
+	char *ka = strstr(canon, "\nauditor_key auditor/alice+");
+	char *kb = strstr(canon, "\nauditor_key auditor/bob+");
+	assert_non_null(ka);
+	assert_non_null(kb);
+	assert_true(ka < kb && strstr(canon, "max_frame") < ka && kb < strstr(canon, "uplink u0"));
+	free(canon);
+	pc_config_free(&cfg);
+	assert_memory_not_equal(with, without, PC_DIGEST_LEN);
+	/* the order they are listed in does not matter */
+	snprintf(keys, sizeof(keys), "  auditor_keys: [%s, %s]\n", a, b);
+	assert_null(load_with_keys(keys, &cfg));
+	pc_config_digest(&cfg, swapped);
+	pc_config_free(&cfg);
+	assert_memory_equal(with, swapped, PC_DIGEST_LEN);
+
+	/* mistakes, each at its node */
+	snprintf(keys, sizeof(keys), "  auditor_keys: [%s]\n", app);
+	msg = load_with_keys(keys, &cfg);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "not an auditor key: its name must begin with auditor/"));
+	snprintf(keys, sizeof(keys), "  auditor_keys: [%s, %s]\n", a, a);
+	msg = load_with_keys(keys, &cfg);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "invalid auditor_keys[1]"));
+	assert_non_null(strstr(msg, "the same key as an earlier one"));
+	snprintf(keys, sizeof(keys), "  auditor_keys: [%s/missing.pub]\n", dir);
+	msg = load_with_keys(keys, &cfg);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "missing.pub"));
+	assert_string_equal(
+	    load_with_keys("  auditor_keys: []\n", &cfg),
+	    "empty auditor_keys (leave the key out to run maps no auditor declared)");
+	msg = load_with_keys("  auditor_keys: /etc/x.pub\n", &cfg);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "auditor_keys"));
+	pc_test_rm_rf(dir);
+}
+
 int
 main(void)
 {
@@ -303,6 +487,8 @@ main(void)
 		cmocka_unit_test(open_refuses_forgeries),
 		cmocka_unit_test(check_rules),
 		cmocka_unit_test(load_from_file),
+		cmocka_unit_test(config_auditor_keys),
+		cmocka_unit_test(declare_record_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
