@@ -303,7 +303,7 @@ cmd_verify(const struct args *a)
 	const char *sig = a->sig ? a->sig : path;
 	n = pc_declaration_read(sig, note, &err);
 	if (n < 0 || pc_declaration_open(note, (size_t)n, keys, a->nkeys, &d, &which, &err) != 0 ||
-	    pc_declaration_check(&d, cfg.appliance_id, digest, at, &err) != 0) {
+	    pc_declaration_check(&d, cfg.appliance_id, digest, at, NULL, &err) != 0) {
 		pc_config_free(&cfg);
 		if (n >= 0)
 			pc_error_prefix(&err, "%s", sig);

@@ -31,6 +31,21 @@
 #define PC_DECL_BODY_MAX   512
 #define PC_DECL_MAX_KEYS   16
 
+/* Why a declaration does not let a map run: the reasons podcapd counts. */
+enum pc_decl_refusal {
+	PC_DECL_UNSIGNED = 0,  /* no MAP.sig, or it cannot be read */
+	PC_DECL_MALFORMED,     /* not a signed note, or its body not a declaration */
+	PC_DECL_BAD_SIGNATURE, /* not signed by an auditor key, or a bad signature */
+	PC_DECL_OTHER_APPLIANCE,
+	PC_DECL_OTHER_MAP,
+	PC_DECL_NOT_YET_VALID,
+	PC_DECL_EXPIRED,
+	PC_DECL_REFUSALS
+};
+
+/* "unsigned", "malformed", "bad_signature", ...: a metric's label value. */
+const char *pc_declaration_refusal_name(enum pc_decl_refusal r);
+
 struct pc_declaration {
 	char appliance_id[PC_ID_LEN];
 	uint8_t podmap_digest[PC_DIGEST_LEN];
@@ -65,10 +80,12 @@ int pc_declaration_open(const char *note, size_t len, const struct pc_verifier_k
 /*
  * The rules a valid, signed declaration must also meet to let a map run:
  * the appliance id and the pod map digest are the map's, and t is within
- * [not-before, not-after). 0, or -1 with err naming the first that fails.
+ * [not-before, not-after). 0, or -1 with err naming the first that fails
+ * and *why (may be NULL) its reason.
  */
 int pc_declaration_check(const struct pc_declaration *d, const char *appliance_id,
-			 const uint8_t digest[PC_DIGEST_LEN], uint64_t t_ns, struct pc_error *err);
+			 const uint8_t digest[PC_DIGEST_LEN], uint64_t t_ns,
+			 enum pc_decl_refusal *why, struct pc_error *err);
 
 /* BLAKE2b-256 of the note's bytes: the hash DECLARE records carry. */
 void pc_declaration_hash(const char *note, size_t len, uint8_t hash[PC_DIGEST_LEN]);
@@ -87,11 +104,11 @@ long pc_declaration_read(const char *path, char *buf, struct pc_error *err);
  * Loads everything a map needs to run under auditor keys: reads path's
  * note, opens it with the keys and checks it against the map's appliance
  * id and digest at t_ns. On success fills d and hash. 0, or -1 with err
- * prefixed by the note's path.
+ * prefixed by the note's path and *why (may be NULL) set.
  */
 int pc_declaration_load(const char *path, const struct pc_verifier_key *keys, size_t nkeys,
 			const char *appliance_id, const uint8_t digest[PC_DIGEST_LEN],
 			uint64_t t_ns, struct pc_declaration *d, uint8_t hash[PC_DIGEST_LEN],
-			struct pc_error *err);
+			enum pc_decl_refusal *why, struct pc_error *err);
 
 #endif /* PODCAP_DECLARATION_H */

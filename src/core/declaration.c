@@ -132,35 +132,49 @@ pc_declaration_key_ok(const struct pc_verifier_key *vk)
 	    vk->name[strlen(PC_DECL_KEY_PREFIX)] != '\0';
 }
 
+static int
+refuse(enum pc_decl_refusal *why, enum pc_decl_refusal r)
+{
+	if (why != NULL)
+		*why = r;
+	return -1;
+}
+
 /*
  * The first key that signed the note. A malformed note, or a signature line
  * of a trusted key that does not verify, is refused whatever other keys say.
  */
 static int
 signed_by(const char *note, size_t len, const struct pc_verifier_key *keys, size_t nkeys,
-	  size_t *body_len, size_t *which, struct pc_error *err)
+	  size_t *body_len, size_t *which, enum pc_decl_refusal *why, struct pc_error *err)
 {
-	struct pc_error why = { 0 };
+	struct pc_error e = { 0 };
 
 	for (size_t i = 0; i < nkeys; i++) {
-		if (pc_note_verify(note, len, &keys[i], body_len, &why) == 0) {
+		if (pc_note_verify(note, len, &keys[i], body_len, &e) == 0) {
 			*which = i;
 			return 0;
 		}
-		if (strncmp(why.msg, "no signature", 12) != 0)
-			return pc_error_set(err, "%s", why.msg);
+		if (strncmp(e.msg, "no signature", 12) != 0) {
+			/* a malformed note, or a line of a trusted key that does not verify */
+			if (strcmp(e.msg, "malformed note") == 0)
+				refuse(why, PC_DECL_MALFORMED);
+			return pc_error_set(err, "%s", e.msg);
+		}
 	}
+	refuse(why, PC_DECL_BAD_SIGNATURE);
 	if (nkeys == 1)
-		return pc_error_set(err, "%s", why.msg);
+		return pc_error_set(err, "%s", e.msg);
 	return pc_error_set(err, "no signature by any of the %zu auditor keys", nkeys);
 }
 
-int
-pc_declaration_open(const char *note, size_t len, const struct pc_verifier_key *keys, size_t nkeys,
-		    struct pc_declaration *d, size_t *which, struct pc_error *err)
+static int
+open_note(const char *note, size_t len, const struct pc_verifier_key *keys, size_t nkeys,
+	  struct pc_declaration *d, size_t *which, enum pc_decl_refusal *why, struct pc_error *err)
 {
 	size_t blen, k;
 
+	refuse(why, PC_DECL_BAD_SIGNATURE);
 	if (nkeys == 0)
 		return pc_error_set(err, "no auditor key given");
 	for (k = 0; k < nkeys; k++) {
@@ -170,36 +184,65 @@ pc_declaration_open(const char *note, size_t len, const struct pc_verifier_key *
 					    "begin with " PC_DECL_KEY_PREFIX ")",
 					    keys[k].name, (unsigned)keys[k].id);
 	}
-	if (signed_by(note, len, keys, nkeys, &blen, &k, err) != 0)
+	if (signed_by(note, len, keys, nkeys, &blen, &k, why, err) != 0)
 		return -1;
 	if (pc_declaration_parse_body(note, blen, d, err) != 0)
-		return -1;
+		return refuse(why, PC_DECL_MALFORMED);
 	if (which != NULL)
 		*which = k;
 	return 0;
 }
 
 int
+pc_declaration_open(const char *note, size_t len, const struct pc_verifier_key *keys, size_t nkeys,
+		    struct pc_declaration *d, size_t *which, struct pc_error *err)
+{
+	return open_note(note, len, keys, nkeys, d, which, NULL, err);
+}
+
+const char *
+pc_declaration_refusal_name(enum pc_decl_refusal r)
+{
+	static const char *const names[PC_DECL_REFUSALS] = {
+		[PC_DECL_UNSIGNED] = "unsigned",
+		[PC_DECL_MALFORMED] = "malformed",
+		[PC_DECL_BAD_SIGNATURE] = "bad_signature",
+		[PC_DECL_OTHER_APPLIANCE] = "other_appliance",
+		[PC_DECL_OTHER_MAP] = "other_map",
+		[PC_DECL_NOT_YET_VALID] = "not_yet_valid",
+		[PC_DECL_EXPIRED] = "expired",
+	};
+
+	return (unsigned)r < PC_DECL_REFUSALS ? names[r] : "unknown";
+}
+
+int
 pc_declaration_check(const struct pc_declaration *d, const char *appliance_id,
-		     const uint8_t digest[PC_DIGEST_LEN], uint64_t t_ns, struct pc_error *err)
+		     const uint8_t digest[PC_DIGEST_LEN], uint64_t t_ns, enum pc_decl_refusal *why,
+		     struct pc_error *err)
 {
 	char want[2 * PC_DIGEST_LEN + 1], got[2 * PC_DIGEST_LEN + 1], a[PC_UTC_LEN], b[PC_UTC_LEN];
 
-	if (strcmp(d->appliance_id, appliance_id) != 0)
+	if (strcmp(d->appliance_id, appliance_id) != 0) {
+		refuse(why, PC_DECL_OTHER_APPLIANCE);
 		return pc_error_set(err, "declared for appliance %s, not %s", d->appliance_id,
 				    appliance_id);
+	}
 	if (sodium_memcmp(d->podmap_digest, digest, PC_DIGEST_LEN) != 0) {
 		pc_hex(d->podmap_digest, PC_DIGEST_LEN, got);
 		pc_hex(digest, PC_DIGEST_LEN, want);
+		refuse(why, PC_DECL_OTHER_MAP);
 		return pc_error_set(err, "declared for pod map %s, not this map (%s)", got, want);
 	}
 	pc_utc_format(t_ns, b, sizeof(b));
 	if (t_ns < d->not_before_ns) {
 		pc_utc_format(d->not_before_ns, a, sizeof(a));
+		refuse(why, PC_DECL_NOT_YET_VALID);
 		return pc_error_set(err, "not yet valid: valid from %s (now %s)", a, b);
 	}
 	if (t_ns >= d->not_after_ns) {
 		pc_utc_format(d->not_after_ns, a, sizeof(a));
+		refuse(why, PC_DECL_EXPIRED);
 		return pc_error_set(err, "expired at %s (now %s)", a, b);
 	}
 	return 0;
@@ -243,15 +286,16 @@ pc_declaration_read(const char *path, char *buf, struct pc_error *err)
 int
 pc_declaration_load(const char *path, const struct pc_verifier_key *keys, size_t nkeys,
 		    const char *appliance_id, const uint8_t digest[PC_DIGEST_LEN], uint64_t t_ns,
-		    struct pc_declaration *d, uint8_t hash[PC_DIGEST_LEN], struct pc_error *err)
+		    struct pc_declaration *d, uint8_t hash[PC_DIGEST_LEN],
+		    enum pc_decl_refusal *why, struct pc_error *err)
 {
 	char note[PC_NOTE_MAX];
 	long n = pc_declaration_read(path, note, err);
 
 	if (n < 0)
-		return -1;
-	if (pc_declaration_open(note, (size_t)n, keys, nkeys, d, NULL, err) != 0 ||
-	    pc_declaration_check(d, appliance_id, digest, t_ns, err) != 0)
+		return refuse(why, PC_DECL_UNSIGNED);
+	if (open_note(note, (size_t)n, keys, nkeys, d, NULL, why, err) != 0 ||
+	    pc_declaration_check(d, appliance_id, digest, t_ns, why, err) != 0)
 		return pc_error_prefix(err, "%s", path);
 	pc_declaration_hash(note, (size_t)n, hash);
 	return 0;

@@ -228,23 +228,27 @@ check_rules(void **state)
 {
 	struct pc_declaration d = golden();
 	uint8_t other[PC_DIGEST_LEN];
+	enum pc_decl_refusal why = PC_DECL_REFUSALS;
 	struct pc_error err;
 
 	(void)state;
 	memcpy(other, d.podmap_digest, sizeof(other));
-	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S, &err), 0);
-	assert_int_equal(pc_declaration_check(&d, "lab-1", other, (T0 + 7 * 86400) * S - 1, &err),
-			 0);
-	assert_int_equal(pc_declaration_check(&d, "lab-2", other, T0 * S, &err), -1);
+	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S, &why, &err), 0);
+	assert_int_equal(
+	    pc_declaration_check(&d, "lab-1", other, (T0 + 7 * 86400) * S - 1, &why, &err), 0);
+	assert_int_equal(pc_declaration_check(&d, "lab-2", other, T0 * S, &why, &err), -1);
 	assert_string_equal(err.msg, "declared for appliance lab-1, not lab-2");
-	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S - 1, &err), -1);
+	assert_string_equal(pc_declaration_refusal_name(why), "other_appliance");
+	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S - 1, &why, &err), -1);
 	assert_string_equal(err.msg,
 			    "not yet valid: valid from 2027-01-01T00:00:00Z (now "
 			    "2026-12-31T23:59:59.999999999Z)");
-	assert_int_equal(pc_declaration_check(&d, "lab-1", other, (T0 + 7 * 86400) * S, &err), -1);
+	assert_int_equal(pc_declaration_check(&d, "lab-1", other, (T0 + 7 * 86400) * S, &why, &err),
+			 -1);
 	assert_string_equal(err.msg, "expired at 2027-01-08T00:00:00Z (now 2027-01-08T00:00:00Z)");
+	assert_string_equal(pc_declaration_refusal_name(why), "expired");
 	other[31] ^= 1;
-	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S, &err), -1);
+	assert_int_equal(pc_declaration_check(&d, "lab-1", other, T0 * S, &why, &err), -1);
 	assert_string_equal(err.msg,
 			    "declared for pod map " DIGEST_HEX ", not this map "
 			    "(00112233445566778899aabbccddeeff00112233445566778899aabbccddeefe)");
@@ -256,6 +260,7 @@ load_from_file(void **state)
 	struct pc_declaration d, want = golden();
 	char dir[256], map[300], path[310], small[310], note[PC_NOTE_MAX];
 	uint8_t hash[PC_DIGEST_LEN], expect[PC_DIGEST_LEN];
+	enum pc_decl_refusal why;
 	struct pc_error err;
 	size_t n = signed_golden(alice, note);
 	FILE *f;
@@ -268,7 +273,7 @@ load_from_file(void **state)
 	assert_int_equal(pc_declaration_path(map, small, strlen(map) + 4), -1);
 
 	assert_int_equal(pc_declaration_load(path, &valice, 1, "lab-1", want.podmap_digest, T0 * S,
-					     &d, hash, &err),
+					     &d, hash, &why, &err),
 			 -1);
 	assert_non_null(strstr(err.msg,
 			       "map.yaml.sig: no declaration: the pod map is not signed "
@@ -279,17 +284,32 @@ load_from_file(void **state)
 	assert_int_equal(fwrite(note, 1, n, f), n);
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(pc_declaration_load(path, &valice, 1, "lab-1", want.podmap_digest, T0 * S,
-					     &d, hash, &err),
+					     &d, hash, &why, &err),
 			 0);
 	pc_declaration_hash(note, n, expect);
 	assert_memory_equal(hash, expect, sizeof(hash));
 	assert_memory_equal(&d, &want, sizeof(d));
 	/* the error names the file it is about */
 	assert_int_equal(pc_declaration_load(path, &valice, 1, "lab-2", want.podmap_digest, T0 * S,
-					     &d, hash, &err),
+					     &d, hash, &why, &err),
 			 -1);
 	assert_true(strncmp(err.msg, path, strlen(path)) == 0);
 	assert_non_null(strstr(err.msg, ": declared for appliance lab-1, not lab-2"));
+	assert_int_equal(why, PC_DECL_OTHER_APPLIANCE);
+	/* by another auditor, and not a signed note at all */
+	assert_int_equal(pc_declaration_load(path, &vbob, 1, "lab-1", want.podmap_digest, T0 * S,
+					     &d, hash, &why, &err),
+			 -1);
+	assert_int_equal(why, PC_DECL_BAD_SIGNATURE);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(GOLDEN_BODY, 1, strlen(GOLDEN_BODY), f), strlen(GOLDEN_BODY));
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(pc_declaration_load(path, &valice, 1, "lab-1", want.podmap_digest, T0 * S,
+					     &d, hash, &why, &err),
+			 -1);
+	assert_int_equal(why, PC_DECL_MALFORMED);
+	assert_non_null(strstr(err.msg, ": malformed note"));
 	pc_test_rm_rf(dir);
 }
 
