@@ -8,6 +8,7 @@
  *                 [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]
  *                 [--max-gap DURATION] [--max-checkpoint-age DURATION]
  *                 [--max-merged-windows N] [--build-id HEX]...
+ *                 [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]
  *
  * --pod-map may be repeated, and a directory stands for every *.yaml in
  * it: every START and RELOAD must name one of the maps. The verifier's now
@@ -21,6 +22,11 @@
  * and checks only the records after it. A state that does not check out
  * is refused (exit 2); a state holding only the checkpoint, or saved under
  * another --pod-map, makes the run read every record.
+ *
+ * --pod-maps DIR is --pod-map DIR and, with --auditor-key, every *.sig in
+ * it is an auditor's declaration: every START and RELOAD must be followed
+ * by a DECLARE naming one of them, signed by an auditor key, and every
+ * window must start while it is valid (verify_audit.h).
  *
  * --checkpoint FILE verifies the log as of that signed checkpoint (one
  * kept earlier, or obtained from elsewhere) instead of the newest the
@@ -59,6 +65,8 @@
 #include "podcap/record.h"
 #include "podcap/units.h"
 #include "podcap/verify.h"
+#include "podcap/verify_audit.h"
+#include "podcap/declaration.h"
 
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
@@ -76,17 +84,26 @@ struct opts {
 	const char *checkpoint;          /* verify this signed checkpoint, not the source's newest */
 	bool json;
 	struct pc_verify_policy policy;
+	const char *decl_dir; /* --pod-maps */
+	const char *auditor_keys[PC_DECL_MAX_KEYS];
+	size_t nauditor_keys;
+	uint64_t max_map_age_ns; /* PC_VERIFY_UNLIMITED unless --max-map-age */
 };
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n"
-		"                     [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] [--json]\n"
-		"                     [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]\n"
-		"                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
-		"                     [--max-merged-windows N] [--build-id HEX]...\n"
-		"       podcap-verify --version | --help\n");
+	fprintf(
+	    f,
+	    "usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n"
+	    "                     [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] "
+	    "[--json]\n"
+	    "                     [--now TIME] [--clock-skew DURATION] [--max-unaccounted "
+	    "DURATION]\n"
+	    "                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
+	    "                     [--max-merged-windows N] [--build-id HEX]...\n"
+	    "                     [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]\n"
+	    "       podcap-verify --version | --help\n");
 }
 
 /* "podcap-verify: <message>" on stderr. */
@@ -437,6 +454,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "max-checkpoint-age", required_argument, NULL, 'A' },
 		{ "max-merged-windows", required_argument, NULL, 'M' },
 		{ "build-id", required_argument, NULL, 'b' },
+		{ "pod-maps", required_argument, NULL, 'P' },
+		{ "auditor-key", required_argument, NULL, 'K' },
+		{ "max-map-age", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -445,6 +465,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	pc_verify_policy_init(&o->policy);
+	o->max_map_age_ns = PC_VERIFY_UNLIMITED;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (policy_arg(c, optarg, &o->policy))
 			continue;
@@ -465,6 +486,20 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->state = optarg;
+			break;
+		case 'P':
+			if (o->decl_dir != NULL || o->npod_maps == MAX_MAPS)
+				die_usage("--pod-maps is given once");
+			o->decl_dir = optarg;
+			o->pod_maps[o->npod_maps++] = optarg;
+			break;
+		case 'K':
+			if (o->nauditor_keys == PC_DECL_MAX_KEYS)
+				die_usage("more than %d --auditor-key", PC_DECL_MAX_KEYS);
+			o->auditor_keys[o->nauditor_keys++] = optarg;
+			break;
+		case 'Y':
+			o->max_map_age_ns = arg_duration("max-map-age", optarg);
 			break;
 		case 'c':
 			o->checkpoint = optarg;
@@ -488,6 +523,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
+	if ((o->nauditor_keys > 0 || o->max_map_age_ns != PC_VERIFY_UNLIMITED) &&
+	    o->decl_dir == NULL)
+		die_usage(
+		    "--auditor-key and --max-map-age check the declarations of --pod-maps DIR");
+	if (o->decl_dir != NULL && o->nauditor_keys == 0)
+		die_usage("--pod-maps DIR needs the auditor's key (--auditor-key)");
 	/* the verifier always says what time it is: its pulls are kept in the state */
 	if (o->policy.now_ns == 0)
 		o->policy.now_ns = pc_now_ns();
@@ -553,6 +594,51 @@ load_maps(struct maps *m, const char *arg)
 	free(names);
 }
 
+static int
+sig_entry(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + n - 4, PC_DECL_SUFFIX) == 0;
+}
+
+/* The auditor keys and every declaration (*.sig) in dir, given to v. */
+static void
+load_auditing(struct pc_verify *v, const struct opts *o)
+{
+	static struct pc_verify_declaration decls[MAX_MAPS * 8];
+	struct pc_verifier_key keys[PC_DECL_MAX_KEYS];
+	static char notes[MAX_MAPS * 8][PC_NOTE_MAX];
+	static char paths[MAX_MAPS * 8][PC_PATH_LEN];
+	struct dirent **names;
+	struct pc_error err;
+	size_t nd = 0;
+
+	for (size_t i = 0; i < o->nauditor_keys; i++)
+		if (pc_verifier_key_load(o->auditor_keys[i], &keys[i], &err) < 0)
+			die_io("%s", err.msg);
+	int n = scandir(o->decl_dir, &names, sig_entry, alphasort);
+	if (n < 0)
+		die_io("%s: %s", o->decl_dir, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		if (nd == sizeof(decls) / sizeof(decls[0]))
+			die_io("%s: more than %zu declarations", o->decl_dir, nd);
+		if ((size_t)snprintf(paths[nd], PC_PATH_LEN, "%s/%s", o->decl_dir,
+				     names[i]->d_name) >= PC_PATH_LEN)
+			die_io("%s/%s: path too long", o->decl_dir, names[i]->d_name);
+		long len = pc_declaration_read(paths[nd], notes[nd], &err);
+		if (len < 0)
+			die_io("%s", err.msg);
+		decls[nd] = (struct pc_verify_declaration){ paths[nd], notes[nd], (size_t)len };
+		nd++;
+		free(names[i]);
+	}
+	free(names);
+	if (pc_verify_set_auditors(v, keys, o->nauditor_keys, decls, nd, o->max_map_age_ns, &err) <
+	    0)
+		die_usage("%s", err.msg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -572,6 +658,8 @@ main(int argc, char **argv)
 	if (v == NULL)
 		die_io("out of memory");
 	pc_verify_set_policy(v, &o.policy);
+	if (o.decl_dir != NULL)
+		load_auditing(v, &o);
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * appliance.auditor_keys: the verifier keys of the auditors whose
- * declarations (declaration.h) a map needs before podcapd runs it. Each
- * file is read when the map is loaded, so the canonical form holds the
- * keys themselves, not where they were kept.
+ * declarations (declaration.h) a map needs before podcapd runs it. Each is
+ * a verifier key line, or the path of a file holding one, read when the
+ * map is loaded: the canonical form holds the keys themselves, not where
+ * they were kept.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +25,9 @@ read_key(struct ctx *c, unsigned i, yaml_node_t *item)
 	if (cfg_expect_item(c, "appliance.auditor_keys", i, item, YAML_SCALAR_NODE) < 0 ||
 	    cfg_scalar_checked(c, where, item) < 0)
 		return -1;
-	if (pc_verifier_key_load((const char *)item->data.scalar.value, vk, &e) != 0)
+	/* the key itself (the map then reads the same anywhere), or the file that holds it */
+	const char *s = (const char *)item->data.scalar.value;
+	if (pc_verifier_key_parse(s, vk, NULL) != 0 && pc_verifier_key_load(s, vk, &e) != 0)
 		return cfg_fail_value(c, where, item, e.msg);
 	if (!pc_declaration_key_ok(vk))
 		return cfg_fail_value(c, where, item,

@@ -192,8 +192,11 @@ def main():
         write_pcap(f"{d}/empty.pcap", [])
         pd = Podcapd(PODCAPD, KEYGEN, d, "audit")
         aud = Auditor(d)
-        text = (pd.appliance_yaml() + f"  auditor_keys: [{aud.d}/acme.key.pub]\n" +
-                MAP.format(d=d, pid=os.getpid(), cap="1Gbps"))
+        # the key itself in the map: the map reads the same on the verifier's machine
+        with open(f"{aud.d}/acme.key.pub") as f:
+            acme = f.read().strip()
+        keys = f'  auditor_keys: ["{acme}"]\n'
+        text = pd.appliance_yaml() + keys + MAP.format(d=d, pid=os.getpid(), cap="1Gbps")
         start_refusals(check, pd, aud, text)
 
         first = aud.sign(text)
@@ -209,7 +212,7 @@ def main():
         reload_refusals(check, pd, aud, text, d)
 
         # dropping the auditor by SIGHUP is refused too
-        install(pd, aud.sign(text.replace(f"  auditor_keys: [{aud.d}/acme.key.pub]\n", "")))
+        install(pd, aud.sign(text.replace(keys, "")))
         mark = len(pd.log())
         pd.signal(signal.SIGHUP)
         check(pd.wait_log("appliance.auditor_keys changed", 10) and "auditor_keys changed" in pd.log()[mark:],
@@ -239,6 +242,28 @@ def main():
                 "--pod-map", second)
         if not check(v.returncode == 0, f"podcap-verify with both maps: exit {v.returncode}"):
             print(v.stdout[-3000:], v.stderr)
+        # what the auditor published for this appliance: the two maps and their declarations
+        pub = f"{d}/published"
+        os.makedirs(pub)
+        for m in (first, second):
+            for suffix in ("", ".sig"):
+                shutil.copy(m + suffix, f"{pub}/{os.path.basename(m)}{suffix}")
+        v = run(VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--pod-maps", pub,
+                "--auditor-key", f"{aud.d}/acme.key.pub", "--max-map-age", "2h")
+        if not check(v.returncode == 0, f"podcap-verify --pod-maps --auditor-key: exit {v.returncode}"):
+            print(v.stdout[-3000:], v.stderr)
+        decl = v.stdout.split("declarations (")[1].split("\n\n")[0] if "declarations (" in v.stdout else ""
+        check(os.path.basename(first) + ".sig" in decl and os.path.basename(second) + ".sig" in decl,
+              f"the report says which signed declaration was in force when:\n{decl}")
+        v = run(VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--pod-maps", pub,
+                "--auditor-key", f"{aud.d}/eve.key.pub")
+        check(v.returncode == 1 and "no signature by key auditor/eve+" in v.stdout,
+              f"with another auditor's key the log does not verify: exit {v.returncode}")
+        os.unlink(f"{pub}/{os.path.basename(second)}.sig")
+        v = run(VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--pod-maps", pub,
+                "--auditor-key", f"{aud.d}/acme.key.pub")
+        check(v.returncode == 1 and "not among the signed declarations given" in v.stdout,
+              f"without the second declaration the log does not verify: exit {v.returncode}")
 
         # a declaration that runs out: forwarding stops before its end, exit 1
         end = int(time.time()) + 4

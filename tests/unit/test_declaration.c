@@ -466,6 +466,14 @@ config_auditor_keys(void **state)
 	free(canon);
 	pc_config_free(&cfg);
 	assert_memory_not_equal(with, without, PC_DIGEST_LEN);
+	/* a key given as its line is the same key */
+	char line[256];
+	assert_int_equal(pc_verifier_key_format(&valice, line, sizeof(line)), 0);
+	snprintf(keys, sizeof(keys), "  auditor_keys: [\"%s\", %s]\n", line, b);
+	assert_null(load_with_keys(keys, &cfg));
+	pc_config_digest(&cfg, swapped);
+	pc_config_free(&cfg);
+	assert_memory_equal(with, swapped, PC_DIGEST_LEN);
 	/* the order they are listed in does not matter */
 	snprintf(keys, sizeof(keys), "  auditor_keys: [%s, %s]\n", a, b);
 	assert_null(load_with_keys(keys, &cfg));
