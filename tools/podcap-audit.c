@@ -29,11 +29,17 @@
 #include "podcap/keys.h"
 #include "podcap/note.h"
 
+#include "podcap-audit.h"
+
 #define EXIT_USAGE 2
 
 static const char usage_text[] =
     "usage: podcap-audit sign MAP --key FILE --not-before TIME --not-after TIME [--out FILE]\n"
     "       podcap-audit verify MAP --auditor-key FILE... [--sig FILE] [--at TIME]\n"
+    "       podcap-audit assign --pods FILE --uplinks FILE (--seed HEX | --seed-file FILE)\n"
+    "                    --template FILE --out DIR [--max-pods-per-uplink N]\n"
+    "                    [--separate-cells] [--commitment HEX]\n"
+    "       podcap-audit commit (--seed HEX | --seed-file FILE)\n"
     "\n"
     "An auditor's declaration that pod map MAP may be enforced on its appliance\n"
     "between two times: a C2SP signed note over the map's canonical digest, its\n"
@@ -49,6 +55,17 @@ static const char usage_text[] =
     "  -a, --auditor-key FILE an auditor's verifier key (FILE.pub); repeatable\n"
     "  -s, --sig FILE         the declaration (default MAP.sig)\n"
     "  --at TIME              check the validity at TIME (default: now)\n"
+    "assign: the seeded random assignment of pods to uplinks, one pod map per\n"
+    "appliance written to DIR/<appliance id>.yaml (docs/config.md).\n"
+    "  --pods FILE            lines '<pod id> <cell or -> <prefix>[,<prefix>]... or -'\n"
+    "  --uplinks FILE         lines '<appliance id> <uplink> <pod_port> <fabric_port>'\n"
+    "  --seed HEX             the 32-byte seed, 64 hex digits (or --seed-file FILE)\n"
+    "  --template FILE        the top of each map (@APPLIANCE@ is its id)\n"
+    "  --out DIR              where to write the maps, never over a file\n"
+    "  --max-pods-per-uplink N  at most N pods on one uplink\n"
+    "  --separate-cells       never two pods of one cell on one uplink\n"
+    "  --commitment HEX       refuse a seed whose commitment is not HEX\n"
+    "commit: prints the commitment to the seed, BLAKE2b-256 of its 32 bytes.\n"
     "\n"
     "  --version              print the version and the build id\n"
     "  -h, --help             this text\n"
@@ -74,8 +91,8 @@ fail(const struct pc_error *err)
 	return EXIT_FAILURE;
 }
 
-static int
-usage_error(const char *msg)
+int
+pc_audit_usage(const char *msg)
 {
 	if (msg != NULL)
 		fprintf(stderr, "podcap-audit: %s\n", msg);
@@ -127,15 +144,15 @@ parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'a':
 			if (a->nkeys == PC_DECL_MAX_KEYS)
-				return usage_error("too many --auditor-key");
+				return pc_audit_usage("too many --auditor-key");
 			a->auditor_keys[a->nkeys++] = optarg;
 			break;
 		default:
-			return usage_error(NULL);
+			return pc_audit_usage(NULL);
 		}
 	}
 	if (optind + 1 != argc)
-		return usage_error("give exactly one pod map");
+		return pc_audit_usage("give exactly one pod map");
 	a->map = argv[optind];
 	return 0;
 }
@@ -247,7 +264,7 @@ cmd_sign(const struct args *a)
 
 	if (a->key == NULL || a->not_before == NULL || a->not_after == NULL || a->nkeys || a->sig ||
 	    a->at)
-		return usage_error("sign takes MAP, --key, --not-before, --not-after and --out");
+		return pc_audit_usage("sign takes MAP, --key, --not-before, --not-after and --out");
 	if (parse_time("--not-before", a->not_before, &d.not_before_ns) != 0 ||
 	    parse_time("--not-after", a->not_after, &d.not_after_ns) != 0 ||
 	    load_map(a->map, &cfg, d.podmap_digest) != 0)
@@ -255,7 +272,7 @@ cmd_sign(const struct args *a)
 	snprintf(d.appliance_id, sizeof(d.appliance_id), "%s", cfg.appliance_id);
 	pc_config_free(&cfg);
 	if (a->out == NULL && pc_declaration_path(a->map, path, sizeof(path)) != 0)
-		return usage_error("the map's path is too long");
+		return pc_audit_usage("the map's path is too long");
 	k = pc_signer_key_load(a->key, &err);
 	if (k == NULL)
 		return fail(&err);
@@ -291,7 +308,7 @@ cmd_verify(const struct args *a)
 	long n;
 
 	if (a->nkeys == 0 || a->key || a->out || a->not_before || a->not_after)
-		return usage_error("verify takes MAP, --auditor-key, --sig and --at");
+		return pc_audit_usage("verify takes MAP, --auditor-key, --sig and --at");
 	for (size_t i = 0; i < a->nkeys; i++) {
 		if (pc_verifier_key_load(a->auditor_keys[i], &keys[i], &err) != 0)
 			return fail(&err);
@@ -299,7 +316,7 @@ cmd_verify(const struct args *a)
 	if ((a->at && parse_time("--at", a->at, &at) != 0) || load_map(a->map, &cfg, digest) != 0)
 		return EXIT_FAILURE;
 	if (a->sig == NULL && pc_declaration_path(a->map, path, sizeof(path)) != 0)
-		return usage_error("the map's path is too long");
+		return pc_audit_usage("the map's path is too long");
 	const char *sig = a->sig ? a->sig : path;
 	n = pc_declaration_read(sig, note, &err);
 	if (n < 0 || pc_declaration_open(note, (size_t)n, keys, a->nkeys, &d, &which, &err) != 0 ||
@@ -333,17 +350,21 @@ main(int argc, char **argv)
 		return fail(&err);
 	}
 	if (argc < 2)
-		return usage_error(NULL);
+		return pc_audit_usage(NULL);
 	if (sodium_init() < 0) {
 		fprintf(stderr, "podcap-audit: libsodium failed to initialise\n");
 		return EXIT_FAILURE;
 	}
 	cmd = argv[1];
+	if (strcmp(cmd, "assign") == 0)
+		return pc_audit_assign(argc - 1, argv + 1);
+	if (strcmp(cmd, "commit") == 0)
+		return pc_audit_commit(argc - 1, argv + 1);
 	if (parse_args(argc - 1, argv + 1, &a) != 0)
 		return EXIT_USAGE;
 	if (strcmp(cmd, "sign") == 0)
 		return cmd_sign(&a);
 	if (strcmp(cmd, "verify") == 0)
 		return cmd_verify(&a);
-	return usage_error("the command is sign or verify");
+	return pc_audit_usage("the command is sign, verify, assign or commit");
 }

@@ -29,6 +29,69 @@ def expect(p, code, text=None, what=""):
         failures.append("%s: want exit %d and %r, got %d: %s" % (what, code, text, p.returncode, out))
 
 
+SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+
+def assign_checks():
+    """podcap-audit assign and commit, in the current directory."""
+    with open("pods.txt", "w") as f:
+        f.write("# pod cell prefixes\npod-00 cell-a 10.0.0.0/26\npod-01 cell-a 10.0.0.64/26\n"
+                "pod-02 cell-b 10.0.0.128/26,fd00:0:0:2::/64\npod-03 cell-b 10.0.0.192/26\n"
+                "pod-04 cell-c 10.0.1.0/26\npod-05 cell-c 10.0.1.64/26\n")
+    with open("uplinks.txt", "w") as f:
+        f.write("rack1 up0 0000:3b:00.0 0000:3b:00.1\nrack1 up1 0000:3c:00.0 0000:3c:00.1\n"
+                "rack2 up0 0000:3b:00.0 0000:3b:00.1\n")
+    with open("tmpl.yaml", "w") as f:
+        f.write("appliance:\n  id: @APPLIANCE@\nwindow: 60s\n")
+    with open("seed", "w") as f:
+        f.write(SEED + "\n")
+    p = run(AUDIT, "commit", "--seed-file", "seed")
+    expect(p, 0, "commitment cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6",
+           "commit")
+    commitment = p.stdout.split()[1]
+    base = [AUDIT, "assign", "--pods", "pods.txt", "--uplinks", "uplinks.txt", "--template",
+            "tmpl.yaml", "--separate-cells", "--max-pods-per-uplink", "2"]
+    a = run(*(base + ["--seed", SEED, "--out", "maps1", "--commitment", commitment]))
+    expect(a, 0, "wrote maps1/rack1.yaml: ", "assign")
+    b = run(*(base + ["--seed-file", "seed", "--out", "maps2"]))
+    expect(b, 0, "wrote maps2/rack2.yaml: ", "assign again")
+    for app in ("rack1", "rack2"):
+        if open(f"maps1/{app}.yaml").read() != open(f"maps2/{app}.yaml").read():
+            failures.append(f"the same seed gave two different maps for {app}")
+    if a.stdout.replace("maps1", "maps2") != b.stdout:
+        failures.append("the same seed printed two different assignments")
+    placed = {ln.split()[1]: ln.split()[3] + "/" + ln.split()[5] for ln in a.stdout.splitlines()
+              if ln.startswith("pod ")}
+    if len(placed) != 6:
+        failures.append(f"assign placed {placed}")
+    per = {}
+    for pod, at in placed.items():
+        per.setdefault(at, []).append(pod)
+    cells = {"pod-00": "a", "pod-01": "a", "pod-02": "b", "pod-03": "b", "pod-04": "c", "pod-05": "c"}
+    for at, ps in per.items():
+        if len(ps) > 2 or len({cells[x] for x in ps}) != len(ps):
+            failures.append(f"constraints broken on {at}: {ps}")
+    app02 = placed["pod-02"].split("/")[0]
+    if "prefixes: [10.0.0.128/26, fd00:0:0:2::/64]" not in open(f"maps1/{app02}.yaml").read():
+        failures.append("pod-02's prefixes are not together in its map")
+    # the maps load: podcap-audit sign accepts one
+    expect(run(AUDIT, "sign", "maps1/rack1.yaml", "--key", "acme.key", "--not-before", NB,
+               "--not-after", NA), 0, "wrote maps1/rack1.yaml.sig", "sign an assigned map")
+    expect(run(*(base + ["--seed", SEED, "--out", "maps1"])), 1, "maps1/rack1.yaml: File exists",
+           "assign over earlier maps")
+    expect(run(*(base + ["--seed", SEED.replace("00", "ff", 1), "--out", "maps3", "--commitment",
+                         commitment])), 1, "the seed does not match the commitment", "other seed")
+    expect(run(*(base + ["--seed", "abc", "--out", "maps3"])), 1, "the seed is not 64 hex digits",
+           "short seed")
+    with open("bad.txt", "w") as f:
+        f.write("pod-00 cell-a 10.0.0.0/26\npod-01\n")
+    expect(run(AUDIT, "assign", "--pods", "bad.txt", "--uplinks", "uplinks.txt", "--template",
+               "tmpl.yaml", "--seed", SEED, "--out", "maps4"), 1,
+           "bad.txt:2:1: expected '<pod id> <cell or -> <prefixes or ->'", "bad pods file")
+    expect(run(*(base[:-2] + ["--max-pods-per-uplink", "1", "--seed", SEED, "--out", "maps5"])), 1,
+           "no assignment in 1000 attempts", "no room")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="podcap-audit-cli-")
     try:
@@ -111,8 +174,9 @@ def main():
                "forged")
         expect(run(AUDIT, "verify", "map.yaml", "--sig", "missing.sig", "--auditor-key",
                    "acme.key.pub"), 1, "missing.sig: no declaration", "missing")
+        assign_checks()
         expect(run(AUDIT, "verify", "map.yaml"), 2, "usage:", "no key")
-        expect(run(AUDIT, "frobnicate", "map.yaml"), 2, "the command is sign or verify", "command")
+        expect(run(AUDIT, "frobnicate", "map.yaml"), 2, "the command is sign, verify, assign or commit", "command")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:
