@@ -6,7 +6,7 @@
  *   podcap-audit commit (--seed HEX | --seed-file FILE)
  *   podcap-audit assign --pods FILE --uplinks FILE (--seed HEX | --seed-file FILE)
  *                       --template FILE --out DIR [--max-pods-per-uplink N]
- *                       [--separate-cells] [--commitment HEX]
+ *                       [--separate-cells] [--commitment HEX] [--check]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +30,7 @@
 
 struct assign_args {
 	const char *pods, *uplinks, *seed, *seed_file, *template, *out, *commitment;
+	bool check; /* compare with the maps in out, write nothing */
 	struct pc_assign_rules rules;
 };
 
@@ -135,6 +136,7 @@ parse(int argc, char **argv, struct assign_args *a)
 		{ "commitment", required_argument, NULL, 'c' },
 		{ "max-pods-per-uplink", required_argument, NULL, 'm' },
 		{ "separate-cells", no_argument, NULL, 'C' },
+		{ "check", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -165,6 +167,9 @@ parse(int argc, char **argv, struct assign_args *a)
 			break;
 		case 'C':
 			a->rules.separate_cells = true;
+			break;
+		case 'k':
+			a->check = true;
 			break;
 		case 'm':
 			errno = 0;
@@ -218,6 +223,27 @@ write_map(FILE *f, const char *tmpl, const char *app, const struct pc_assign_upl
 	return ferror(f) ? -1 : 0;
 }
 
+/* --check: the map in path is, byte for byte, the one this seed gives. */
+static int
+same_as(const char *path, const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
+	size_t nups, const struct pc_assign_pod *pods, size_t npods, const uint32_t *up)
+{
+	char *want = NULL, *have;
+	size_t len = 0;
+	FILE *f = open_memstream(&want, &len);
+
+	if (f == NULL || write_map(f, tmpl, app, ups, nups, pods, npods, up) != 0 || fclose(f) != 0)
+		return die("out of memory");
+	have = slurp(path);
+	int same = have != NULL && strlen(have) == len && memcmp(have, want, len) == 0;
+	free(want);
+	free(have);
+	if (!same)
+		return die("%s is not the map this seed and these files give", path);
+	printf("%s is the map this seed gives\n", path);
+	return 0;
+}
+
 /* Writes DIR/<app>.yaml (never over a file) and checks it loads; prints its digest. */
 static int
 emit(const struct assign_args *a, const char *tmpl, const char *app,
@@ -231,6 +257,8 @@ emit(const struct assign_args *a, const char *tmpl, const char *app,
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s.yaml", a->out, app) >= sizeof(path))
 		return die("%s/%s.yaml: path too long", a->out, app);
+	if (a->check)
+		return same_as(path, tmpl, app, ups, nups, pods, npods, up);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (f == NULL)
@@ -292,7 +320,7 @@ run(const struct assign_args *a, const uint8_t seed[PC_ASSIGN_SEED_LEN], const c
 	for (long i = 0; i < np; i++)
 		printf("pod %s appliance %s uplink %s\n", pods[i].id, ups[up[i]].appliance,
 		       ups[up[i]].name);
-	if (mkdir(a->out, 0755) != 0 && errno != EEXIST) {
+	if (!a->check && mkdir(a->out, 0755) != 0 && errno != EEXIST) {
 		die("%s: %s", a->out, strerror(errno));
 		goto out;
 	}

@@ -79,6 +79,18 @@ def assign_checks():
                "--not-after", NA), 0, "wrote maps1/rack1.yaml.sig", "sign an assigned map")
     expect(run(*(base + ["--seed", SEED, "--out", "maps1"])), 1, "maps1/rack1.yaml: File exists",
            "assign over earlier maps")
+    # a verifier holding the revealed seed: the maps are the seed's, and another seed's are not
+    expect(run(*(base + ["--seed", SEED, "--out", "maps2", "--check"])), 0,
+           "maps2/rack2.yaml is the map this seed gives", "check")
+    shutil.copytree("maps2", "maps6")
+    with open("maps6/rack1.yaml") as f:
+        text = f.read()
+    swapped = text.replace("uplink: up0", "uplink: upX").replace("uplink: up1", "uplink: up0") \
+        .replace("uplink: upX", "uplink: up1")
+    with open("maps6/rack1.yaml", "w") as f:
+        f.write(swapped)
+    expect(run(*(base + ["--seed", SEED, "--out", "maps6", "--check"])), 1,
+           "maps6/rack1.yaml is not the map this seed and these files give", "check a recabled map")
     expect(run(*(base + ["--seed", SEED.replace("00", "ff", 1), "--out", "maps3", "--commitment",
                          commitment])), 1, "the seed does not match the commitment", "other seed")
     expect(run(*(base + ["--seed", "abc", "--out", "maps3"])), 1, "the seed is not 64 hex digits",
