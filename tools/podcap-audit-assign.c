@@ -6,7 +6,8 @@
  *   podcap-audit commit (--seed HEX | --seed-file FILE)
  *   podcap-audit assign --pods FILE --uplinks FILE (--seed HEX | --seed-file FILE)
  *                       --template FILE --out DIR [--max-pods-per-uplink N]
- *                       [--separate-cells] [--commitment HEX] [--check]
+ *                       [--separate-cells] [--constraints FILE] [--commitment HEX]
+ *                       [--check]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,7 @@
 struct assign_args {
 	const char *pods, *uplinks, *seed, *seed_file, *template, *out, *commitment;
 	bool check; /* compare with the maps in out, write nothing */
+	const char *constraints;
 	struct pc_assign_rules rules;
 };
 
@@ -137,6 +139,7 @@ parse(int argc, char **argv, struct assign_args *a)
 		{ "max-pods-per-uplink", required_argument, NULL, 'm' },
 		{ "separate-cells", no_argument, NULL, 'C' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "constraints", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -171,6 +174,9 @@ parse(int argc, char **argv, struct assign_args *a)
 		case 'k':
 			a->check = true;
 			break;
+		case 'r':
+			a->constraints = optarg;
+			break;
 		case 'm':
 			errno = 0;
 			a->rules.max_per_uplink = (unsigned)strtoul(optarg, &end, 10);
@@ -190,39 +196,6 @@ parse(int argc, char **argv, struct assign_args *a)
 	return 0;
 }
 
-/* The template, with @APPLIANCE@ replaced, then the appliance's uplinks and their pods. */
-static int
-write_map(FILE *f, const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
-	  size_t nups, const struct pc_assign_pod *pods, size_t npods, const uint32_t *up)
-{
-	const char *p = tmpl, *at;
-
-	while ((at = strstr(p, "@APPLIANCE@")) != NULL) {
-		fwrite(p, 1, (size_t)(at - p), f);
-		fputs(app, f);
-		p = at + strlen("@APPLIANCE@");
-	}
-	fputs(p, f);
-	fputs("uplinks:\n", f);
-	for (size_t u = 0; u < nups; u++)
-		if (strcmp(ups[u].appliance, app) == 0)
-			fprintf(f, "  - name: %s\n    pod_port: %s\n    fabric_port: %s\n",
-				ups[u].name, ups[u].pod_port, ups[u].fabric_port);
-	fputs("pods:\n", f);
-	for (size_t i = 0; i < npods; i++) {
-		if (strcmp(ups[up[i]].appliance, app) != 0)
-			continue;
-		fprintf(f, "  - id: %s\n    uplink: %s\n", pods[i].id, ups[up[i]].name);
-		if (pods[i].prefixes[0] != '\0') {
-			fputs("    prefixes: [", f);
-			for (const char *q = pods[i].prefixes; *q; q++)
-				fputs(*q == ',' ? ", " : (char[]){ *q, '\0' }, f);
-			fputs("]\n", f);
-		}
-	}
-	return ferror(f) ? -1 : 0;
-}
-
 /* --check: the map in path is, byte for byte, the one this seed gives. */
 static int
 same_as(const char *path, const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
@@ -232,7 +205,8 @@ same_as(const char *path, const char *tmpl, const char *app, const struct pc_ass
 	size_t len = 0;
 	FILE *f = open_memstream(&want, &len);
 
-	if (f == NULL || write_map(f, tmpl, app, ups, nups, pods, npods, up) != 0 || fclose(f) != 0)
+	if (f == NULL || pc_assign_write_map(f, tmpl, app, ups, nups, pods, npods, up) != 0 ||
+	    fclose(f) != 0)
 		return die("out of memory");
 	have = slurp(path);
 	int same = have != NULL && strlen(have) == len && memcmp(have, want, len) == 0;
@@ -263,7 +237,7 @@ emit(const struct assign_args *a, const char *tmpl, const char *app,
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (f == NULL)
 		return die("%s: %s", path, strerror(errno));
-	int rc = write_map(f, tmpl, app, ups, nups, pods, npods, up);
+	int rc = pc_assign_write_map(f, tmpl, app, ups, nups, pods, npods, up);
 	if (fclose(f) != 0 || rc != 0)
 		return die("%s: %s", path, strerror(errno));
 	if (pc_config_load(path, &cfg, &err) != 0) {
@@ -347,6 +321,26 @@ pc_audit_assign(int argc, char **argv)
 
 	if ((rc = parse(argc, argv, &a)) != 0)
 		return rc;
+	if (a.constraints != NULL) {
+		struct pc_assign_rules more;
+		struct pc_error err;
+		char *text = slurp(a.constraints);
+
+		if (text == NULL)
+			return EXIT_FAILURE;
+		rc = pc_assign_parse_rules(a.constraints, text, &more, &err);
+		free(text);
+		if (rc != 0) {
+			fputs("podcap-audit: ", stderr);
+			pc_error_print(&err, stderr);
+			return EXIT_FAILURE;
+		}
+		/* the file and the options together: the stricter of each */
+		if (more.max_per_uplink != 0 &&
+		    (a.rules.max_per_uplink == 0 || more.max_per_uplink < a.rules.max_per_uplink))
+			a.rules.max_per_uplink = more.max_per_uplink;
+		a.rules.separate_cells |= more.separate_cells;
+	}
 	if (get_seed(a.seed, a.seed_file, seed) != 0 ||
 	    (a.commitment != NULL && check_commitment(a.commitment, seed) != 0))
 		return EXIT_FAILURE;

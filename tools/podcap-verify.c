@@ -9,6 +9,12 @@
  *                 [--max-gap DURATION] [--max-checkpoint-age DURATION]
  *                 [--max-merged-windows N] [--build-id HEX]...
  *                 [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]
+ *                 [--assignment DIR]
+ *
+ * --assignment DIR holds the auditor's draw (podcap-audit assign): pods.txt,
+ * uplinks.txt, template.yaml, constraints.txt (optional) and the revealed
+ * seeds, *.seed; every START and RELOAD must put in force the map one of
+ * the seeds produces for this appliance.
  *
  * --pod-map may be repeated, and a directory stands for every *.yaml in
  * it: every START and RELOAD must name one of the maps. The verifier's now
@@ -66,6 +72,8 @@
 #include "podcap/units.h"
 #include "podcap/verify.h"
 #include "podcap/verify_audit.h"
+
+#include "podcap-verify-assign.h"
 #include "podcap/declaration.h"
 
 #define CHUNK 1000                         /* records per /v1/records request */
@@ -88,6 +96,7 @@ struct opts {
 	const char *auditor_keys[PC_DECL_MAX_KEYS];
 	size_t nauditor_keys;
 	uint64_t max_map_age_ns; /* PC_VERIFY_UNLIMITED unless --max-map-age */
+	const char *assignment;  /* --assignment DIR: the draw's inputs and revealed seeds */
 };
 
 static void
@@ -103,6 +112,7 @@ usage(FILE *f)
 	    "                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
 	    "                     [--max-merged-windows N] [--build-id HEX]...\n"
 	    "                     [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]\n"
+	    "                     [--assignment DIR]\n"
 	    "       podcap-verify --version | --help\n");
 }
 
@@ -457,6 +467,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "pod-maps", required_argument, NULL, 'P' },
 		{ "auditor-key", required_argument, NULL, 'K' },
 		{ "max-map-age", required_argument, NULL, 'Y' },
+		{ "assignment", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -500,6 +511,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'Y':
 			o->max_map_age_ns = arg_duration("max-map-age", optarg);
+			break;
+		case 'Z':
+			o->assignment = optarg;
 			break;
 		case 'c':
 			o->checkpoint = optarg;
@@ -660,6 +674,8 @@ main(int argc, char **argv)
 	pc_verify_set_policy(v, &o.policy);
 	if (o.decl_dir != NULL)
 		load_auditing(v, &o);
+	if (o.assignment != NULL)
+		pcv_load_assignment(v, o.assignment, &key);
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "podcap/config.h"
 #include "podcap/error.h"
@@ -67,6 +68,13 @@ long pc_assign_parse_pods(const char *name, const char *text, struct pc_assign_p
 long pc_assign_parse_uplinks(const char *name, const char *text, struct pc_assign_uplink **out,
 			     struct pc_error *err);
 
+/*
+ * Constraints as a file, one a line: "max-pods-per-uplink N",
+ * "separate-cells" ('#' comments). 0, or -1 with err at "name:line:col".
+ */
+int pc_assign_parse_rules(const char *name, const char *text, struct pc_assign_rules *rules,
+			  struct pc_error *err);
+
 /* The shuffle alone: perm[i] is the pod (index in byte order) at position i. */
 void pc_assign_shuffle(const uint8_t seed[PC_ASSIGN_SEED_LEN], uint32_t *perm, size_t n);
 
@@ -77,6 +85,19 @@ void pc_assign_shuffle(const uint8_t seed[PC_ASSIGN_SEED_LEN], uint32_t *perm, s
 int pc_assign(const uint8_t seed[PC_ASSIGN_SEED_LEN], const struct pc_assign_pod *pods,
 	      size_t npods, size_t nups, const struct pc_assign_rules *rules, uint32_t *up,
 	      struct pc_error *err);
+
+/*
+ * The pod map of appliance app (docs/config.md, "Randomized assignment",
+ * Output): the template with @APPLIANCE@ replaced, its uplinks, their pods.
+ * Into f (0, or -1 on a write error), or as a malloc'd string (NULL: out of
+ * memory).
+ */
+int pc_assign_write_map(FILE *f, const char *tmpl, const char *app,
+			const struct pc_assign_uplink *ups, size_t nups,
+			const struct pc_assign_pod *pods, size_t npods, const uint32_t *up);
+char *pc_assign_map_text(const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
+			 size_t nups, const struct pc_assign_pod *pods, size_t npods,
+			 const uint32_t *up);
 
 /* The commitment an auditor publishes before the cabling is fixed: BLAKE2b-256 of the seed. */
 void pc_assign_commitment(const uint8_t seed[PC_ASSIGN_SEED_LEN], uint8_t out[PC_DIGEST_LEN]);

@@ -36,6 +36,15 @@ int pc_verify_set_auditors(struct pc_verify *v, const struct pc_verifier_key *ke
 			   const struct pc_verify_declaration *decls, size_t ndecls,
 			   uint64_t max_age_ns, struct pc_error *err);
 
+/*
+ * The maps the auditor's revealed seeds produce for this appliance
+ * (podcap-verify --assignment): their digests and a label each (the seed's
+ * file). With n > 0 every START and RELOAD must put one of them in force.
+ * Copies everything; 0, or -1 with err.
+ */
+int pc_verify_set_assignments(struct pc_verify *v, const uint8_t (*digests)[32],
+			      const char *const *labels, size_t n, struct pc_error *err);
+
 /* One declaration put in force by a DECLARE record, for the report. */
 struct pc_verify_declared {
 	uint64_t record; /* the DECLARE */
@@ -44,7 +53,8 @@ struct pc_verify_declared {
 	uint64_t first_window_ns; /* 0: no window ran under it */
 	uint64_t last_end_ns;
 	uint64_t windows;
-	int file; /* index among the declarations given, or -1 */
+	int file;       /* index among the declarations given, or -1 */
+	int assignment; /* the seed whose map it declares, or -1 */
 };
 
 size_t pc_verify_ndeclared(const struct pc_verify *v);

@@ -380,3 +380,91 @@ pc_assign_parse_uplinks(const char *name, const char *text, struct pc_assign_upl
 	*out = ups;
 	return (long)n;
 }
+
+/* ---- the maps ---- */
+
+/* The template, with @APPLIANCE@ replaced, then the appliance's uplinks and their pods. */
+int
+pc_assign_write_map(FILE *f, const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
+		    size_t nups, const struct pc_assign_pod *pods, size_t npods, const uint32_t *up)
+{
+	const char *p = tmpl, *at;
+
+	while ((at = strstr(p, "@APPLIANCE@")) != NULL) {
+		fwrite(p, 1, (size_t)(at - p), f);
+		fputs(app, f);
+		p = at + strlen("@APPLIANCE@");
+	}
+	fputs(p, f);
+	fputs("uplinks:\n", f);
+	for (size_t u = 0; u < nups; u++)
+		if (strcmp(ups[u].appliance, app) == 0)
+			fprintf(f, "  - name: %s\n    pod_port: %s\n    fabric_port: %s\n",
+				ups[u].name, ups[u].pod_port, ups[u].fabric_port);
+	fputs("pods:\n", f);
+	for (size_t i = 0; i < npods; i++) {
+		if (strcmp(ups[up[i]].appliance, app) != 0)
+			continue;
+		fprintf(f, "  - id: %s\n    uplink: %s\n", pods[i].id, ups[up[i]].name);
+		if (pods[i].prefixes[0] != '\0') {
+			fputs("    prefixes: [", f);
+			for (const char *q = pods[i].prefixes; *q; q++)
+				fputs(*q == ',' ? ", " : (char[]){ *q, '\0' }, f);
+			fputs("]\n", f);
+		}
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* The map of appliance app, in a malloc'd string, or NULL (out of memory). */
+char *
+pc_assign_map_text(const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
+		   size_t nups, const struct pc_assign_pod *pods, size_t npods, const uint32_t *up)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return NULL;
+	int rc = pc_assign_write_map(f, tmpl, app, ups, nups, pods, npods, up);
+	if (fclose(f) != 0 || rc != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int
+pc_assign_parse_rules(const char *name, const char *text, struct pc_assign_rules *rules,
+		      struct pc_error *err)
+{
+	char f[2][PC_DEVARGS_LEN], *end;
+	unsigned col[2], line = 0, long_at;
+	int k;
+
+	memset(rules, 0, sizeof(*rules));
+	for (const char *p = text; (k = fields(&p, f, col, 2, &long_at)) >= 0;) {
+		line++;
+		if (k == 0)
+			continue;
+		if (k == 1 && strcmp(f[0], "separate-cells") == 0) {
+			rules->separate_cells = true;
+			continue;
+		}
+		if (k == 2 && strcmp(f[0], "max-pods-per-uplink") == 0) {
+			unsigned long n = strtoul(f[1], &end, 10);
+			if (*end != '\0' || f[1][0] < '1' || f[1][0] > '9' || n > PC_MAX_PODS)
+				return fail_at(err, name, line, col[1],
+					       "'%s' is not a number of pods "
+					       "from 1 to %d",
+					       f[1], PC_MAX_PODS);
+			rules->max_per_uplink = (unsigned)n;
+			continue;
+		}
+		return fail_at(err, name, line, 1,
+			       "expected 'max-pods-per-uplink N' or "
+			       "'separate-cells'");
+	}
+	return 0;
+}

@@ -39,6 +39,9 @@ struct pcv_audit {
 	bool cur_failed;               /* a window outside it was reported once */
 	struct pc_verify_declared *seen;
 	size_t nseen;
+	uint8_t (*assigned)[PC_DIGEST_LEN]; /* the maps the revealed seeds produce */
+	char **labels;
+	size_t nassigned;
 };
 
 static struct pcv_audit *
@@ -95,6 +98,36 @@ pc_verify_set_auditors(struct pc_verify *v, const struct pc_verifier_key *keys, 
 	return 0;
 }
 
+int
+pc_verify_set_assignments(struct pc_verify *v, const uint8_t (*digests)[32],
+			  const char *const *labels, size_t n, struct pc_error *err)
+{
+	struct pcv_audit *a = audit_of(v);
+
+	a->assigned = calloc(n ? n : 1, sizeof(*a->assigned));
+	a->labels = calloc(n ? n : 1, sizeof(*a->labels));
+	if (a->assigned == NULL || a->labels == NULL)
+		return pc_error_set(err, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		memcpy(a->assigned[i], digests[i], PC_DIGEST_LEN);
+		a->labels[i] = strdup(labels[i]);
+		if (a->labels[i] == NULL)
+			return pc_error_set(err, "out of memory");
+		a->nassigned = i + 1;
+	}
+	return 0;
+}
+
+/* The seed whose map has this digest, or -1. */
+static int
+assignment_of(const struct pcv_audit *a, const uint8_t digest[PC_DIGEST_LEN])
+{
+	for (size_t i = 0; i < a->nassigned; i++)
+		if (memcmp(a->assigned[i], digest, PC_DIGEST_LEN) == 0)
+			return (int)i;
+	return -1;
+}
+
 void
 pcv_audit_free(struct pc_verify *v)
 {
@@ -102,6 +135,10 @@ pcv_audit_free(struct pc_verify *v)
 
 	if (a == NULL)
 		return;
+	for (size_t i = 0; i < a->nassigned; i++)
+		free(a->labels[i]);
+	free(a->labels);
+	free(a->assigned);
 	for (size_t i = 0; i < a->nfiles; i++) {
 		free(a->files[i].path);
 		free(a->files[i].note);
@@ -147,6 +184,15 @@ pcv_audit_record(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		a->want = (int64_t)index;
 		a->want_type = r->type;
 		a->on = false;
+		if (a->nassigned > 0 && assignment_of(a, r->podmap_digest) < 0) {
+			char hex[2 * PC_DIGEST_LEN + 1];
+
+			pc_hex(r->podmap_digest, PC_DIGEST_LEN, hex);
+			pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r,
+				 "puts in force pod map %s, "
+				 "which none of the revealed seeds produces (--assignment)",
+				 hex);
+		}
 	}
 }
 
@@ -225,7 +271,8 @@ on_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	a->cur = (struct pc_verify_declared){ .record = index,
 					      .not_before_ns = r->not_before_ns,
 					      .not_after_ns = r->not_after_ns,
-					      .file = file };
+					      .file = file,
+					      .assignment = assignment_of(a, r->podmap_digest) };
 	memcpy(a->cur.hash, r->decl_hash, PC_DIGEST_LEN);
 	if (a->nseen < PC_VERIFY_MAX_KEPT)
 		a->seen[a->nseen++] = a->cur;
@@ -339,9 +386,12 @@ pcv_audit_print_text(const struct pc_verify *v, FILE *f)
 		}
 		fprintf(f,
 			"  record %" PRIu64 "  %.16s  valid %s to %s  windows %" PRIu64
-			" from %s to %s  %s\n",
+			" from %s to %s  %s",
 			d->record, hex, a, b, d->windows, c, e,
 			pc_verify_declaration_path(v, d->file));
+		if (d->assignment >= 0)
+			fprintf(f, "  assigned by %s", v->audit->labels[d->assignment]);
+		fputc('\n', f);
 	}
 	if (v->audit->nkeys == 0)
 		fprintf(f,

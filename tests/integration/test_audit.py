@@ -259,6 +259,26 @@ def main():
                 "--auditor-key", f"{aud.d}/eve.key.pub")
         check(v.returncode == 1 and "no signature by key auditor/eve+" in v.stdout,
               f"with another auditor's key the log does not verify: exit {v.returncode}")
+        # the first map is the one the auditor's seed draws; the second is not drawn
+        asg = f"{d}/assignment"
+        os.makedirs(asg)
+        with open(f"{asg}/pods.txt", "w") as f:
+            f.write("pod-a - 10.0.0.0/26\n")
+        with open(f"{asg}/uplinks.txt", "w") as f:
+            f.write(f"audit up0 net_pcap0,rx_pcap={d}/empty.pcap,tx_pcap={d}/to_pod.pcap "
+                    f"net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap={d}/to_fabric.pcap\n")
+        with open(f"{asg}/template.yaml", "w") as f:
+            f.write(pd.appliance_yaml() + keys + "window: 1s\n")
+        with open(f"{asg}/week1.seed", "w") as f:
+            f.write("00" * 32 + "\n")
+        v = run(VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--pod-maps", pub,
+                "--auditor-key", f"{aud.d}/acme.key.pub", "--assignment", asg)
+        reload_rec = [i for i, r in enumerate(recs) if r[0] == 4][0]
+        check(v.returncode == 1 and f"record {reload_rec}" in v.stdout and
+              "which none of the revealed seeds produces (--assignment)" in v.stdout,
+              f"--assignment: the reload to a map no seed draws fails at record {reload_rec}")
+        check(re.search(r"record 1 .*map-\d+\.yaml\.sig  assigned by .*/week1\.seed", v.stdout) is not None,
+              "the report says the first map in force is the one week1.seed draws")
         os.unlink(f"{pub}/{os.path.basename(second)}.sig")
         v = run(VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--pod-maps", pub,
                 "--auditor-key", f"{aud.d}/acme.key.pub")

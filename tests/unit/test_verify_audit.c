@@ -158,8 +158,9 @@ honest(struct pc_test_log *lg, const struct decl *da, const struct decl *db)
 
 /* What the verifier holds: the maps, the declarations given, the keys. */
 static struct pc_verify *
-verify(const struct pc_test_log *lg, const struct decl *const *given, size_t ngiven,
-       const struct pc_verifier_key *keys, size_t nkeys, uint64_t max_age)
+verify_all(const struct pc_test_log *lg, const struct decl *const *given, size_t ngiven,
+	   const struct pc_verifier_key *keys, size_t nkeys, uint64_t max_age,
+	   const uint8_t (*digests)[32], const char *const *labels, size_t nassigned)
 {
 	const struct pc_config *maps[2] = { &map_a, &map_b };
 	struct pc_verify_declaration d[4];
@@ -179,12 +180,21 @@ verify(const struct pc_test_log *lg, const struct decl *const *given, size_t ngi
 	if (nkeys > 0 || ngiven > 0)
 		assert_int_equal(pc_verify_set_auditors(v, keys, nkeys, d, ngiven, max_age, &err),
 				 0);
+	if (nassigned > 0)
+		assert_int_equal(pc_verify_set_assignments(v, digests, labels, nassigned, &err), 0);
 	size_t n = pc_test_log_checkpoint(lg, lg->n, appkey, note, sizeof(note));
 	assert_int_equal(pc_verify_checkpoint(v, note, n), 0);
 	for (size_t i = 0; i < lg->n; i++)
 		pc_verify_record(v, lg->rec[i], lg->len[i], NULL);
 	pc_verify_finish(v);
 	return v;
+}
+
+static struct pc_verify *
+verify(const struct pc_test_log *lg, const struct decl *const *given, size_t ngiven,
+       const struct pc_verifier_key *keys, size_t nkeys, uint64_t max_age)
+{
+	return verify_all(lg, given, ngiven, keys, nkeys, max_age, NULL, NULL, 0);
 }
 
 /* The run's n failures, the first with this check, record and (part of) its message. */
@@ -328,6 +338,35 @@ windows_within_validity(void **state)
 }
 
 static void
+assignments(void **state)
+{
+	struct decl da, db;
+	const struct decl *given[2] = { &da, &db };
+	uint8_t digests[2][32];
+	const char *labels[2] = { "w1.seed", "w2.seed" };
+	struct pc_test_log lg;
+
+	(void)state;
+	declare(&da, alice, &map_a, APP, 0, 100);
+	declare(&db, alice, &map_b, APP, 3, 100);
+	honest(&lg, &da, &db);
+	pc_config_digest(&map_a, digests[0]);
+	pc_config_digest(&map_b, digests[1]);
+	/* both maps are ones the revealed seeds draw */
+	struct pc_verify *v =
+	    verify_all(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED, digests, labels, 2);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	assert_int_equal(pc_verify_declared_at(v, 0)->assignment, 0);
+	assert_int_equal(pc_verify_declared_at(v, 1)->assignment, 1);
+	pc_verify_free(v);
+	/* only map a is: the RELOAD to b fails, naming it */
+	v = verify_all(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED, digests, labels, 1);
+	assert_int_equal(pc_verify_declared_at(v, 1)->assignment, -1);
+	fails_once(v, PC_VC_PODMAP, 5, "which none of the revealed seeds produces (--assignment)");
+	pc_test_log_free(&lg);
+}
+
+static void
 declare_sequence(void **state)
 {
 	struct decl da;
@@ -360,6 +399,7 @@ main(void)
 		cmocka_unit_test(forged_reload_is_refused),
 		cmocka_unit_test(windows_within_validity),
 		cmocka_unit_test(declare_sequence),
+		cmocka_unit_test(assignments),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
