@@ -71,10 +71,10 @@
 #include "podcap/record.h"
 #include "podcap/units.h"
 #include "podcap/verify.h"
+#include "podcap/declaration.h"
 #include "podcap/verify_audit.h"
 
-#include "podcap-verify-assign.h"
-#include "podcap/declaration.h"
+#include "podcap-verify-audit.h"
 
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
@@ -608,51 +608,6 @@ load_maps(struct maps *m, const char *arg)
 	free(names);
 }
 
-static int
-sig_entry(const struct dirent *e)
-{
-	size_t n = strlen(e->d_name);
-
-	return e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + n - 4, PC_DECL_SUFFIX) == 0;
-}
-
-/* The auditor keys and every declaration (*.sig) in dir, given to v. */
-static void
-load_auditing(struct pc_verify *v, const struct opts *o)
-{
-	static struct pc_verify_declaration decls[MAX_MAPS * 8];
-	struct pc_verifier_key keys[PC_DECL_MAX_KEYS];
-	static char notes[MAX_MAPS * 8][PC_NOTE_MAX];
-	static char paths[MAX_MAPS * 8][PC_PATH_LEN];
-	struct dirent **names;
-	struct pc_error err;
-	size_t nd = 0;
-
-	for (size_t i = 0; i < o->nauditor_keys; i++)
-		if (pc_verifier_key_load(o->auditor_keys[i], &keys[i], &err) < 0)
-			die_io("%s", err.msg);
-	int n = scandir(o->decl_dir, &names, sig_entry, alphasort);
-	if (n < 0)
-		die_io("%s: %s", o->decl_dir, strerror(errno));
-	for (int i = 0; i < n; i++) {
-		if (nd == sizeof(decls) / sizeof(decls[0]))
-			die_io("%s: more than %zu declarations", o->decl_dir, nd);
-		if ((size_t)snprintf(paths[nd], PC_PATH_LEN, "%s/%s", o->decl_dir,
-				     names[i]->d_name) >= PC_PATH_LEN)
-			die_io("%s/%s: path too long", o->decl_dir, names[i]->d_name);
-		long len = pc_declaration_read(paths[nd], notes[nd], &err);
-		if (len < 0)
-			die_io("%s", err.msg);
-		decls[nd] = (struct pc_verify_declaration){ paths[nd], notes[nd], (size_t)len };
-		nd++;
-		free(names[i]);
-	}
-	free(names);
-	if (pc_verify_set_auditors(v, keys, o->nauditor_keys, decls, nd, o->max_map_age_ns, &err) <
-	    0)
-		die_usage("%s", err.msg);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -673,7 +628,7 @@ main(int argc, char **argv)
 		die_io("out of memory");
 	pc_verify_set_policy(v, &o.policy);
 	if (o.decl_dir != NULL)
-		load_auditing(v, &o);
+		pcv_load_auditing(v, o.decl_dir, o.auditor_keys, o.nauditor_keys, o.max_map_age_ns);
 	if (o.assignment != NULL)
 		pcv_load_assignment(v, o.assignment, &key);
 	if (o.state != NULL) {

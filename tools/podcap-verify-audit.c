@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * podcap-verify --assignment DIR: the maps the auditor's revealed seeds
- * produce for this appliance (include/podcap/assign.h), recomputed from the
- * draw's published inputs, for the verifier to demand (verify_audit.h).
+ * What podcap-verify is told of the auditor (verify_audit.h): the auditor
+ * keys and the declarations of --pod-maps DIR, and with --assignment DIR the
+ * maps the revealed seeds produce for this appliance (include/podcap/assign.h),
+ * recomputed from the draw's published inputs.
  *
  *   DIR/pods.txt, DIR/uplinks.txt, DIR/template.yaml   as for podcap-audit assign
  *   DIR/constraints.txt                                 optional, its --constraints
@@ -19,14 +20,17 @@
 
 #include "podcap/assign.h"
 #include "podcap/config.h"
+#include "podcap/declaration.h"
 #include "podcap/fileio.h"
 #include "podcap/hex.h"
+#include "podcap/note.h"
 #include "podcap/verify_audit.h"
 
-#include "podcap-verify-assign.h"
+#include "podcap-verify-audit.h"
 
-#define INPUT_MAX_BYTES (16u << 20)
-#define MAX_SEEDS       64
+#define INPUT_MAX_BYTES  (16u << 20)
+#define MAX_SEEDS        64
+#define MAX_DECLARATIONS 512
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -165,4 +169,49 @@ pcv_load_assignment(struct pc_verify *v, const char *dir, const struct pc_verifi
 	free(ut);
 	free(ct);
 	free(tmpl);
+}
+
+static int
+sig_entry(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + n - 4, PC_DECL_SUFFIX) == 0;
+}
+
+/* The auditor keys and every declaration (*.sig) in dir, given to v. */
+void
+pcv_load_auditing(struct pc_verify *v, const char *dir, const char *const *key_files, size_t nkeys,
+		  uint64_t max_age_ns)
+{
+	static struct pc_verify_declaration decls[MAX_DECLARATIONS];
+	struct pc_verifier_key keys[PC_DECL_MAX_KEYS];
+	static char notes[MAX_DECLARATIONS][PC_NOTE_MAX];
+	static char paths[MAX_DECLARATIONS][PC_PATH_LEN];
+	struct dirent **names;
+	struct pc_error err;
+	size_t nd = 0;
+
+	for (size_t i = 0; i < nkeys; i++)
+		if (pc_verifier_key_load(key_files[i], &keys[i], &err) < 0)
+			fail("%s", err.msg);
+	int n = scandir(dir, &names, sig_entry, alphasort);
+	if (n < 0)
+		fail("%s: %s", dir, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		if (nd == sizeof(decls) / sizeof(decls[0]))
+			fail("%s: more than %zu declarations", dir, nd);
+		if ((size_t)snprintf(paths[nd], PC_PATH_LEN, "%s/%s", dir, names[i]->d_name) >=
+		    PC_PATH_LEN)
+			fail("%s/%s: path too long", dir, names[i]->d_name);
+		long len = pc_declaration_read(paths[nd], notes[nd], &err);
+		if (len < 0)
+			fail("%s", err.msg);
+		decls[nd] = (struct pc_verify_declaration){ paths[nd], notes[nd], (size_t)len };
+		nd++;
+		free(names[i]);
+	}
+	free(names);
+	if (pc_verify_set_auditors(v, keys, nkeys, decls, nd, max_age_ns, &err) < 0)
+		fail("%s", err.msg);
 }
