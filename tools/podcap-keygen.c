@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * podcap-keygen: make the Ed25519 key an appliance signs its ledger with.
+ * podcap-keygen: make the Ed25519 key an appliance signs its ledger with,
+ * or the one an auditor signs pod map declarations with (--auditor).
  */
 #include <getopt.h>
 #include <limits.h>
@@ -21,26 +22,28 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: podcap-keygen --out FILE [--name NAME]\n"
-"\n"
-"Generates an Ed25519 signing key for podcapd's ledger and writes it as two\n"
-"C2SP signed-note key files:\n"
-"  FILE      the secret key, mode 0600 (podcapd refuses a key that group or\n"
-"            others can read)\n"
-"  FILE.pub  the verifier key, one line: NAME+KEYID+BASE64; give it to whoever\n"
-"            runs podcap-verify\n"
-"Neither file is ever overwritten: if one exists, nothing is written.\n"
-"\n"
-"  -o, --out FILE   where to write the secret key\n"
-"  -n, --name NAME  the key name, which is also the log origin in every\n"
-"                   checkpoint; use podcap/<appliance id>, the id in the pod\n"
-"                   map (default: podcap/<hostname>). No spaces or '+'.\n"
-"  --version        print the version and the build id (BLAKE2b-256 of\n"
-"                   this executable)\n"
-"  -h, --help       this text\n"
-"\n"
-"Prints the key id (8 hex digits) and the verifier key line.\n"
-"Exit status: 0 ok, 1 error, 2 usage.\n");
+		"usage: podcap-keygen --out FILE [--name NAME | --auditor NAME]\n"
+		"\n"
+		"Generates an Ed25519 signing key for podcapd's ledger and writes it as two\n"
+		"C2SP signed-note key files:\n"
+		"  FILE      the secret key, mode 0600 (podcapd refuses a key that group or\n"
+		"            others can read)\n"
+		"  FILE.pub  the verifier key, one line: NAME+KEYID+BASE64; give it to whoever\n"
+		"            runs podcap-verify\n"
+		"Neither file is ever overwritten: if one exists, nothing is written.\n"
+		"\n"
+		"  -o, --out FILE   where to write the secret key\n"
+		"  -n, --name NAME  the key name, which is also the log origin in every\n"
+		"                   checkpoint; use podcap/<appliance id>, the id in the pod\n"
+		"                   map (default: podcap/<hostname>). No spaces or '+'.\n"
+		"  -a, --auditor NAME  an auditor's key instead, named auditor/NAME, for\n"
+		"                   podcap-audit sign and appliance.auditor_keys\n"
+		"  --version        print the version and the build id (BLAKE2b-256 of\n"
+		"                   this executable)\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Prints the key id (8 hex digits) and the verifier key line.\n"
+		"Exit status: 0 ok, 1 error, 2 usage.\n");
 }
 
 /* Signs and verifies a note with the new key, so a broken key is never written. */
@@ -83,6 +86,7 @@ main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "auditor", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -91,16 +95,19 @@ main(int argc, char **argv)
 	struct pc_signer_key *k;
 	char namebuf[PC_KEY_NAME_LEN + 64], line[512];
 	struct pc_error err;
-	const char *out = NULL, *name = NULL;
+	const char *out = NULL, *name = NULL, *auditor = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:n:a:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
 		case 'n':
 			name = optarg;
+			break;
+		case 'a':
+			auditor = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -118,6 +125,19 @@ main(int argc, char **argv)
 	if (optind != argc || out == NULL || out[0] == '\0') {
 		usage(stderr);
 		return EXIT_USAGE;
+	}
+	if (name != NULL && auditor != NULL) {
+		fprintf(stderr, "podcap-keygen: --name and --auditor exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (auditor != NULL) {
+		if (auditor[0] == '\0' ||
+		    snprintf(namebuf, sizeof(namebuf), "auditor/%s", auditor) >=
+			(int)sizeof(namebuf)) {
+			fprintf(stderr, "podcap-keygen: invalid auditor name \"%s\"\n", auditor);
+			return EXIT_USAGE;
+		}
+		name = namebuf;
 	}
 	if (name == NULL) {
 		if (default_name(namebuf, sizeof(namebuf)) != 0) {

@@ -8,6 +8,13 @@
  *                 [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]
  *                 [--max-gap DURATION] [--max-checkpoint-age DURATION]
  *                 [--max-merged-windows N] [--build-id HEX]...
+ *                 [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]
+ *                 [--assignment DIR]
+ *
+ * --assignment DIR holds the auditor's draw (podcap-audit assign): pods.txt,
+ * uplinks.txt, template.yaml, constraints.txt (optional) and the revealed
+ * seeds, *.seed; every START and RELOAD must put in force the map one of
+ * the seeds produces for this appliance.
  *
  * --pod-map may be repeated, and a directory stands for every *.yaml in
  * it: every START and RELOAD must name one of the maps. The verifier's now
@@ -21,6 +28,11 @@
  * and checks only the records after it. A state that does not check out
  * is refused (exit 2); a state holding only the checkpoint, or saved under
  * another --pod-map, makes the run read every record.
+ *
+ * --pod-maps DIR is --pod-map DIR and, with --auditor-key, every *.sig in
+ * it is an auditor's declaration: every START and RELOAD must be followed
+ * by a DECLARE naming one of them, signed by an auditor key, and every
+ * window must start while it is valid (verify_audit.h).
  *
  * --checkpoint FILE verifies the log as of that signed checkpoint (one
  * kept earlier, or obtained from elsewhere) instead of the newest the
@@ -59,6 +71,10 @@
 #include "podcap/record.h"
 #include "podcap/units.h"
 #include "podcap/verify.h"
+#include "podcap/declaration.h"
+#include "podcap/verify_audit.h"
+
+#include "podcap-verify-audit.h"
 
 #include "verify_fleet.h"
 #ifdef PC_HAVE_LIBCRYPTO
@@ -84,21 +100,31 @@ struct opts {
 	bool indicators;      /* state the indicators in the text or JSON report */
 	uint64_t model_bytes; /* --model-size: transfer times for it */
 	struct pc_verify_policy policy;
+	const char *decl_dir; /* --pod-maps */
+	const char *auditor_keys[PC_DECL_MAX_KEYS];
+	size_t nauditor_keys;
+	uint64_t max_map_age_ns; /* PC_VERIFY_UNLIMITED unless --max-map-age */
+	const char *assignment;  /* --assignment DIR: the draw's inputs and revealed seeds */
 };
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n"
-		"                     [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] [--json]\n"
-		"                     [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]\n"
-		"                     [--max-gap DURATION] [--max-checkpoint-age DURATION]\n"
-		"                     [--max-merged-windows N] [--build-id HEX]...\n"
-		"       podcap-verify --version | --help\n");
-	fprintf(f,
-		"report options: [--html FILE] [--indicators] [--model-size SIZE]\n"
-		"       podcap-verify --fleet FILE [--jobs N] [--json] [--html FILE] [policy "
-		"options]\n");
+	static const char *const text[] = {
+		"usage: podcap-verify --key VERIFIER_KEY (--url http://HOST:PORT | --ledger DIR)\n",
+		"           [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] [--json]\n",
+		"           [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]\n",
+		"           [--max-gap DURATION] [--max-checkpoint-age DURATION]\n",
+		"           [--max-merged-windows N] [--build-id HEX]...\n",
+		"           [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]\n",
+		"           [--assignment DIR]\n",
+		"       podcap-verify --fleet FILE [--jobs N] [--json] [--html FILE] [options]\n",
+		"       podcap-verify --version | --help\n",
+		"report options: [--html FILE] [--indicators] [--model-size SIZE]\n",
+	};
+
+	for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+		fputs(text[i], f);
 }
 
 /* "podcap-verify: <message>" on stderr. */
@@ -465,6 +491,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "html", required_argument, NULL, 'H' },
 		{ "indicators", no_argument, NULL, 'I' },
 		{ "model-size", required_argument, NULL, 'z' },
+		{ "pod-maps", required_argument, NULL, 'P' },
+		{ "auditor-key", required_argument, NULL, 'K' },
+		{ "max-map-age", required_argument, NULL, 'Y' },
+		{ "assignment", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -473,6 +503,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	pc_verify_policy_init(&o->policy);
+	o->max_map_age_ns = PC_VERIFY_UNLIMITED;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (policy_arg(c, optarg, &o->policy))
 			continue;
@@ -493,6 +524,23 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			o->state = optarg;
+			break;
+		case 'P':
+			if (o->decl_dir != NULL || o->npod_maps == MAX_MAPS)
+				die_usage("--pod-maps is given once");
+			o->decl_dir = optarg;
+			o->pod_maps[o->npod_maps++] = optarg;
+			break;
+		case 'K':
+			if (o->nauditor_keys == PC_DECL_MAX_KEYS)
+				die_usage("more than %d --auditor-key", PC_DECL_MAX_KEYS);
+			o->auditor_keys[o->nauditor_keys++] = optarg;
+			break;
+		case 'Y':
+			o->max_map_age_ns = arg_duration("max-map-age", optarg);
+			break;
+		case 'Z':
+			o->assignment = optarg;
 			break;
 		case 'c':
 			o->checkpoint = optarg;
@@ -528,6 +576,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
+	if ((o->nauditor_keys > 0 || o->max_map_age_ns != PC_VERIFY_UNLIMITED) &&
+	    o->decl_dir == NULL)
+		die_usage(
+		    "--auditor-key and --max-map-age check the declarations of --pod-maps DIR");
+	if (o->decl_dir != NULL && o->nauditor_keys == 0)
+		die_usage("--pod-maps DIR needs the auditor's key (--auditor-key)");
 	/* the verifier always says what time it is: its pulls are kept in the state */
 	if (o->policy.now_ns == 0)
 		o->policy.now_ns = pc_now_ns();
@@ -615,6 +669,10 @@ verify_main(int argc, char **argv)
 	pc_verify_set_policy(v, &o.policy);
 	if ((o.html != NULL || o.indicators) && pc_verify_keep_series(v, o.model_bytes) < 0)
 		die_io("out of memory");
+	if (o.decl_dir != NULL)
+		pcv_load_auditing(v, o.decl_dir, o.auditor_keys, o.nauditor_keys, o.max_map_age_ns);
+	if (o.assignment != NULL)
+		pcv_load_assignment(v, o.assignment, &key);
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);

@@ -16,12 +16,14 @@
 #include "podcap/error.h"
 #include "podcap/hex.h"
 #include "podcap/id.h"
+#include "podcap/keys.h"
 
 #define PC_DEVARGS_LEN   256  /* DPDK device strings */
 #define PC_MAX_UPLINKS   64
 #define PC_MAX_PODS      16384
 #define PC_MAX_PREFIXES  64   /* per pod */
 #define PC_DIGEST_LEN    32   /* BLAKE2b-256 */
+#define PC_MAX_AUDITOR_KEYS 8
 
 enum pc_mode {
 	PC_MODE_SHAPE = 0,   /* queue what exceeds the bucket, drop past queue_delay */
@@ -76,6 +78,9 @@ struct pc_config {
 	char signing_key[PC_PATH_LEN]; /* "" when absent */
 	char ledger[PC_PATH_LEN];      /* "" when absent */
 	char listen[128];              /* default "127.0.0.1:9180" */
+	/* appliance.auditor_keys: run only maps one of them declared (declaration.h); in the digest */
+	unsigned nauditor_keys;
+	struct pc_verifier_key auditor_keys[PC_MAX_AUDITOR_KEYS];
 	uint64_t window_ns;            /* default 60 s */
 	uint32_t max_frame;            /* bytes, no FCS; default 1522 */
 	struct pc_limits defaults;

@@ -26,6 +26,7 @@ enum pc_record_type {
 	PC_REC_RELOAD = 4,  /* a new pod map is in force from window_start */
 	PC_REC_STOP = 5,    /* podcapd stopped cleanly */
 	PC_REC_CLOCK = 6,   /* the wall clock stepped; window labels go on from window_start */
+	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
 };
 
 struct pc_record_pod {
@@ -59,6 +60,10 @@ struct pc_record {
 	/* CLOCK only (encoded after the links, absent from other types): */
 	uint64_t elapsed_ns;               /* real time from the cursor to window_start */
 	int64_t step_ns;                   /* how far the wall clock moved against real time */
+	/* DECLARE only (encoded after the links, absent from other types): */
+	uint8_t decl_hash[PC_DIGEST_LEN]; /* BLAKE2b-256 of the declaration file (declaration.h) */
+	uint64_t not_before_ns;           /* its validity, whole seconds */
+	uint64_t not_after_ns;
 };
 
 /*

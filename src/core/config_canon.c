@@ -120,6 +120,29 @@ emit_port(struct sink *s, const char *key, const char *devargs)
 	emit(s, "%s %s%s\n", key, dev, devargs + n);
 }
 
+/* The auditor keys, as verifier key lines in byte order: only when set, so older digests stand. */
+static bool
+emit_auditor_keys(struct sink *s, const struct pc_config *cfg)
+{
+	char line[PC_MAX_AUDITOR_KEYS][256], tmp[256];
+	unsigned i, j, n = cfg->nauditor_keys;
+
+	if (n > PC_MAX_AUDITOR_KEYS)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (pc_verifier_key_format(&cfg->auditor_keys[i], line[i], sizeof(line[i])) != 0)
+			return false;
+		for (j = i; j > 0 && strcmp(line[j - 1], line[j]) > 0; j--) {
+			memcpy(tmp, line[j], sizeof(tmp));
+			memcpy(line[j], line[j - 1], sizeof(tmp));
+			memcpy(line[j - 1], tmp, sizeof(tmp));
+		}
+	}
+	for (i = 0; i < n; i++)
+		emit(s, "auditor_key %s\n", line[i]);
+	return true;
+}
+
 /* Returns false for a configuration the loader could not have produced. */
 static bool
 emit_canonical(struct sink *s, const struct pc_config *cfg)
@@ -149,6 +172,10 @@ emit_canonical(struct sink *s, const struct pc_config *cfg)
 	emit(s, "appliance %s\n", cfg->appliance_id);
 	emit(s, "window_ns %" PRIu64 "\n", cfg->window_ns);
 	emit(s, "max_frame %" PRIu32 "\n", cfg->max_frame);
+	if (!emit_auditor_keys(s, cfg)) {
+		free(pod);
+		return false;
+	}
 	for (i = 0; i < cfg->nuplinks; i++) {
 		emit(s, "uplink %s\n", up[i]->name);
 		emit_port(s, "pod_port", up[i]->pod_port);

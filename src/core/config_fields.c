@@ -407,6 +407,8 @@ static const struct field appliance_fields[] = {
 	FIELD("signing_key", handle_string, struct pc_config, signing_key, false),
 	FIELD("ledger", handle_string, struct pc_config, ledger, false),
 	FIELD("listen", handle_listen, struct pc_config, listen, false),
+	/* the handler fills auditor_keys[] and nauditor_keys of the ctx's config */
+	{ "auditor_keys", cfg_handle_auditor_keys, 0, 0, false, NULL, NULL },
 	END_OF_FIELDS,
 };
 

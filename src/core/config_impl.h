@@ -135,6 +135,9 @@ int cfg_fail_value(struct ctx *c, const char *key, const yaml_node_t *v,
  */
 int cfg_find_name(const void *items, unsigned n, size_t size, size_t off, const char *name);
 
+/* appliance.auditor_keys (config_auditor.c): fills c->cfg's keys. */
+int cfg_handle_auditor_keys(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+
 /* The keys of a pod map (config_fields.c) */
 
 /* The top level; the object it fills is the struct ctx. */

@@ -43,6 +43,8 @@ pc_record_type_name(uint8_t type)
 		return "stop";
 	case PC_REC_CLOCK:
 		return "clock";
+	case PC_REC_DECLARE:
+		return "declare";
 	default:
 		return "unknown";
 	}
@@ -59,6 +61,35 @@ pod_ctr_zero(const struct pc_pod_ctr *c)
 }
 
 static bool
+type_known(uint8_t type)
+{
+	return (type >= PC_REC_START && type <= PC_REC_CLOCK) || type == PC_REC_DECLARE;
+}
+
+static bool
+decl_fields_zero(const struct pc_record *r)
+{
+	uint8_t any = 0;
+
+	for (size_t i = 0; i < PC_DIGEST_LEN; i++)
+		any |= r->decl_hash[i];
+	return any == 0 && r->not_before_ns == 0 && r->not_after_ns == 0;
+}
+
+/* DECLARE's own fields: only there, and a validity that is one. */
+static int
+decl_check(const struct pc_record *r, struct pc_error *err)
+{
+	if (r->type != PC_REC_DECLARE)
+		return decl_fields_zero(r)
+		    ? 0
+		    : pc_error_set(err, "declaration fields in a record other than declare");
+	if (r->not_after_ns <= r->not_before_ns)
+		return pc_error_set(err, "declaration valid until no later than it is valid from");
+	return 0;
+}
+
+static bool
 type_has_pods(uint8_t type)
 {
 	return type == PC_REC_START || type == PC_REC_WINDOW || type == PC_REC_RELOAD;
@@ -68,7 +99,7 @@ type_has_pods(uint8_t type)
 static int
 record_check(const struct pc_record *r, struct pc_error *err)
 {
-	if (r->type < PC_REC_START || r->type > PC_REC_CLOCK)
+	if (!type_known(r->type))
 		return pc_error_set(err, "unknown record type");
 	if (!pc_id_valid(r->appliance_id))
 		return pc_error_set(err, "appliance id is not [A-Za-z0-9._-]{1,63}");
@@ -90,8 +121,12 @@ record_check(const struct pc_record *r, struct pc_error *err)
 		break;
 	default:
 		if (r->window_count != 0)
-			return pc_error_set(err, "window count must be 0 in start, reload, stop and clock records");
+			return pc_error_set(err,
+					    "window count must be 0 in start, reload, stop, clock "
+					    "and declare records");
 	}
+	if (decl_check(r, err) < 0)
+		return -1;
 	if (r->type != PC_REC_CLOCK && (r->elapsed_ns != 0 || r->step_ns != 0))
 		return pc_error_set(err, "clock fields in a record other than clock");
 	if (r->type == PC_REC_CLOCK && r->step_ns == INT64_MIN)
@@ -101,7 +136,7 @@ record_check(const struct pc_record *r, struct pc_error *err)
 	if (r->nlinks > PC_MAX_UPLINKS)
 		return pc_error_set(err, "more links than PC_MAX_UPLINKS");
 	if (r->npods > 0 && !type_has_pods(r->type))
-		return pc_error_set(err, "pods in a gap, stop or clock record");
+		return pc_error_set(err, "pods in a gap, stop, clock or declare record");
 	if (r->nlinks > 0 && r->type != PC_REC_WINDOW)
 		return pc_error_set(err, "links in a record other than window");
 	if ((r->npods > 0 && r->pods == NULL) || (r->nlinks > 0 && r->links == NULL))
@@ -202,6 +237,8 @@ encoded_size(const struct pc_record *r)
 		n += LINK_FIXED_BYTES + strnlen(r->links[i].name, PC_ID_LEN);
 	if (r->type == PC_REC_CLOCK)
 		n += 2 * 8;
+	if (r->type == PC_REC_DECLARE)
+		n += PC_DIGEST_LEN + 2 * 8;
 	return n;
 }
 
@@ -246,6 +283,11 @@ pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len)
 	if (r->type == PC_REC_CLOCK) {
 		put_u64(&w, r->elapsed_ns);
 		put_u64(&w, (uint64_t)r->step_ns);
+	}
+	if (r->type == PC_REC_DECLARE) {
+		put_bytes(&w, r->decl_hash, PC_DIGEST_LEN);
+		put_u64(&w, r->not_before_ns);
+		put_u64(&w, r->not_after_ns);
 	}
 	return w.off;
 }
@@ -414,7 +456,7 @@ pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct p
 	if (r.why == NULL && version != REC_VERSION)
 		return pc_error_set(err, "unknown record format version");
 	rec->type = get_u8(&r);
-	if (r.why == NULL && (rec->type < PC_REC_START || rec->type > PC_REC_CLOCK))
+	if (r.why == NULL && !type_known(rec->type))
 		return pc_error_set(err, "unknown record type");
 	get_str(&r, rec->appliance_id, "appliance id is not [A-Za-z0-9._-]{1,63}");
 	rec->time_ns = get_u64(&r);
@@ -428,6 +470,11 @@ pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct p
 	if (rec->type == PC_REC_CLOCK) {
 		rec->elapsed_ns = get_u64(&r);
 		rec->step_ns = (int64_t)get_u64(&r);
+	}
+	if (rec->type == PC_REC_DECLARE) {
+		get_bytes(&r, rec->decl_hash, PC_DIGEST_LEN);
+		rec->not_before_ns = get_u64(&r);
+		rec->not_after_ns = get_u64(&r);
 	}
 	if (r.why == NULL && r.off != len)
 		r.why = "trailing bytes after the record";

@@ -238,6 +238,7 @@ pc_verify_free(struct pc_verify *v)
 	free(v->links);
 	free(v->podmap_ix.slots);
 	free(v->linkmap_ix.slots);
+	pcv_audit_free(v);
 	free(v);
 }
 
@@ -413,6 +414,7 @@ pc_verify_finish(struct pc_verify *v)
 	if (pc_verify_find(v, PC_VC_COUNTERS) != NULL)
 		counters_last(v);
 	pcv_env_finish(v);
+	pcv_audit_finish(v);
 	if (v->cp_ok)
 		pcv_policy_finish(v);
 	return v->nfails > 0;

@@ -128,8 +128,11 @@ struct uses {
 	int64_t inforce;                 /* index of the one in force, -1 when none (or not kept) */
 };
 
+struct pcv_audit;
+
 struct pc_verify {
 	struct pc_verifier_key key;
+	struct pcv_audit *audit; /* DECLARE records and the auditor (verify_declare.c), or NULL */
 	const struct pc_config **maps;   /* the declared pod maps (--pod-map) */
 	uint8_t (*map_digest)[PC_DIGEST_LEN];
 	size_t nmaps;
@@ -269,6 +272,14 @@ void pcv_tree_finish(struct pc_verify *v);
 
 /* A record that decoded, in its place in the log. */
 void pcv_sequence(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+/* verify_declare.c: each record first; DECLARE; each window accounted for; the end; the report */
+void pcv_audit_record(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+void pcv_audit_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+void pcv_audit_window(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+void pcv_audit_finish(struct pc_verify *v);
+bool pcv_audit_full(const struct pc_verify *v);
+void pcv_audit_free(struct pc_verify *v);
+void pcv_audit_print_text(const struct pc_verify *v, FILE *f);
 
 /* ---- pods and links (verify_totals.c) ---- */
 

@@ -206,6 +206,7 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	v->nwindows += r->window_count;
 	pcv_check_counters(v, index, r);
 	pcv_policy_window(v, index, r);
+	pcv_audit_window(v, index, r);
 	pcv_account_window(v, index, r);
 }
 
@@ -299,6 +300,7 @@ static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_rec
 	[PC_REC_RELOAD] = on_reload,
 	[PC_REC_STOP] = on_stop,
 	[PC_REC_CLOCK] = on_clock,
+	[PC_REC_DECLARE] = pcv_audit_declare,
 };
 
 void
@@ -307,6 +309,7 @@ pcv_sequence(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	if (index == 0 && r->type != PC_REC_START)
 		pcv_fail(v, PC_VC_SEQUENCE, 0, r, "record 0 is not a start record");
 	pcv_build_record(v, index, r);
+	pcv_audit_record(v, index, r);
 	if (r->type < sizeof(on_type) / sizeof(on_type[0]) && on_type[r->type] != NULL)
 		on_type[r->type](v, index, r);
 }

@@ -775,6 +775,7 @@ pc_verify_print_text(const struct pc_verify *v, FILE *f)
 	print_events_text(v, f);
 	print_builds_text(v, f);
 	print_maps_text(v, f);
+	pcv_audit_print_text(v, f);
 	print_figures_text(v, f);
 	print_failures_text(v, f);
 	print_warnings_text(v, f);

@@ -472,7 +472,7 @@ load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
 	if (same < 0)
 		goto bad;
 	/* the records before were checked under this policy and these pod maps, or start over */
-	if (same == 0)
+	if (same == 0 || pcv_audit_full(v))
 		return 1;
 	if (!line_is(ls, "sequence", &s) || !get_u64(&s, &started) || started > 1 ||
 	    !get_u64(&s, &stopped) || stopped > 1 || !get_u64(&s, &v->cursor_ns) ||

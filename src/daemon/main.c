@@ -19,8 +19,10 @@
 
 #include "podcap/buildid.h"
 #include "podcap/config.h"
+#include "podcap/clock.h"
 #include "podcap/error.h"
 
+#include "declared.h"
 #include "eal.h"
 #include "podmap.h"
 #include "recorder.h"
@@ -109,11 +111,20 @@ main(int argc, char **argv)
 	struct pc_config cfg;
 	if (load_config(config, &cfg) != 0)
 		return EXIT_USAGE;
+	/* with appliance.auditor_keys: only a map an auditor declared, while it is in force */
+	struct pc_declared decl;
+	struct pc_error err;
+	enum pc_decl_refusal why;
+	if (pc_declared_load(config, &cfg, pc_now_ns(), &decl, &why, &err) != 0) {
+		pc_error_prefix(&err, "podcapd: refusing to run %s", config);
+		pc_error_print(&err, stderr);
+		pc_config_free(&cfg);
+		return EXIT_USAGE;
+	}
 	pc_signals_install();
 
 	/* the key is read by the signer process only, before DPDK maps anything */
 	struct pc_signer signer;
-	struct pc_error err;
 	int status = pc_signer_spawn(cfg.signing_key, &signer, &err);
 	if (status != 0) {
 		pc_error_prefix(&err, "podcapd: signing key");
@@ -128,7 +139,7 @@ main(int argc, char **argv)
 		goto out_signer;
 	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)
 		goto out_recorder;
-	status = pc_run(config, &cfg, &signer, covered_ns);
+	status = pc_run(config, &cfg, &decl, &signer, covered_ns);
 	rte_eal_cleanup();
 out_recorder:
 	/* windows that were counted but never logged: the supervisor must hear of it */

@@ -14,6 +14,7 @@
 #include "podcap/units.h"
 
 #include "control.h"
+#include "declared.h"
 #include "metrics.h"
 #include "recorder.h"
 #include "timing.h"
@@ -274,6 +275,24 @@ window_close_families(struct text *t)
 	}
 }
 
+/* Reloads refused, by reason; the declaration in force and its end. */
+static void
+declaration_families(struct text *t, const struct pc_table *tb)
+{
+	family(t, "podcap_reload_refused_total", "counter",
+	       "SIGHUP reloads refused, the pod map in force kept, by reason.");
+	for (unsigned r = 0; r < PC_RELOAD_REFUSALS; r++)
+		emit(t, "podcap_reload_refused_total{reason=\"%s\"} %lu\n",
+		     pc_declared_refusal_name(r), (unsigned long)pc_declared_refusals(r));
+	if (tb == NULL || !tb->decl.on)
+		return;
+	family(t, "podcap_declaration_not_after_seconds", "gauge",
+	       "End of the auditor's declaration of the pod map in force, Unix seconds: "
+	       "forwarding stops before it.");
+	emit(t, "podcap_declaration_not_after_seconds %lu\n",
+	     (unsigned long)(tb->decl.d.not_after_ns / 1000000000ULL));
+}
+
 char *
 pc_metrics_text(void *ctx, size_t *len)
 {
@@ -295,6 +314,7 @@ pc_metrics_text(void *ctx, size_t *len)
 		pod_families(&t, tb, pod);
 		link_families(&t, &tb->cfg, link);
 	}
+	declaration_families(&t, tb);
 	pthread_mutex_unlock(&pc_dp.lock);
 
 	pc_recorder_stats(&rs);

@@ -329,6 +329,57 @@ submit(const struct pc_record *r, bool lifecycle)
 		push(buf, len, lifecycle);
 }
 
+/* Two records at once (lifecycle ones): the ledger thread finds both, so no checkpoint parts them. */
+static void
+push_pair(uint8_t *a, size_t alen, uint8_t *b, size_t blen)
+{
+	unsigned cap = QUEUE_MAX + QUEUE_SLACK;
+
+	pthread_mutex_lock(&rec.lock);
+	if (rec.n + 2 <= cap) {
+		rec.q[(rec.head + rec.n) % cap] = (struct item){ a, alen, 0, 0 };
+		rec.q[(rec.head + rec.n + 1) % cap] = (struct item){ b, blen, 0, 0 };
+		rec.n += 2;
+		rec.bytes += alen + blen;
+		a = b = NULL;
+		pthread_cond_signal(&rec.cond);
+	}
+	rec.st.queued = rec.n;
+	pthread_mutex_unlock(&rec.lock);
+	free(a);
+	free(b);
+}
+
+/*
+ * A START or RELOAD, and after it, when t runs under an auditor's
+ * declaration, the DECLARE that binds the declaration to it.
+ */
+static void
+submit_declared(const struct pc_record *r, const struct pc_table *t)
+{
+	struct pc_record d;
+	size_t len, dlen;
+	uint8_t *buf, *dbuf;
+
+	if (!t->decl.on) {
+		submit(r, true);
+		return;
+	}
+	buf = encode(r, &len);
+	if (buf == NULL)
+		return;
+	base_record(&d, PC_REC_DECLARE, r->window_start_ns, r->window_len_ns, 0, t->digest);
+	memcpy(d.decl_hash, t->decl.hash, PC_DIGEST_LEN);
+	d.not_before_ns = t->decl.d.not_before_ns;
+	d.not_after_ns = t->decl.d.not_after_ns;
+	dbuf = encode(&d, &dlen);
+	if (dbuf == NULL) {
+		free(buf);
+		return;
+	}
+	push_pair(buf, len, dbuf, dlen);
+}
+
 /* A GAP for the windows that found the queue full, once there is room. */
 static void
 flush_lost(bool lifecycle)
@@ -364,7 +415,7 @@ pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t wind
 	}
 	base_record(&r, PC_REC_START, start, window_ns, 0, t->digest);
 	fill_pods(&r, t, NULL);
-	submit(&r, true);
+	submit_declared(&r, t);
 }
 
 void
@@ -398,7 +449,7 @@ pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
 	memcpy(rec.digest, t->digest, PC_DIGEST_LEN);
 	base_record(&r, PC_REC_RELOAD, epoch * window_ns, window_ns, 0, t->digest);
 	fill_pods(&r, t, NULL);
-	submit(&r, true);
+	submit_declared(&r, t);
 }
 
 void

@@ -3,9 +3,11 @@
 #include <string.h>
 
 #include "podcap/config.h"
+#include "podcap/clock.h"
 #include "podcap/hex.h"
 
 #include "dataplane.h"
+#include "declared.h"
 #include "log.h"
 #include "podmap.h"
 #include "reload.h"
@@ -20,6 +22,11 @@ pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
 		return "window changed";
 	if (a->max_frame != b->max_frame)
 		return "max_frame changed";
+	/* who may declare maps is fixed for a run: a reload cannot drop the auditor */
+	if (a->nauditor_keys != b->nauditor_keys ||
+	    memcmp(a->auditor_keys, b->auditor_keys,
+		   a->nauditor_keys * sizeof(a->auditor_keys[0])) != 0)
+		return "appliance.auditor_keys changed";
 	if (a->nuplinks != b->nuplinks)
 		return "the set of uplinks changed";
 	for (unsigned u = 0; u < a->nuplinks; u++) {
@@ -45,11 +52,23 @@ pc_reload_prepare(const char *path, const struct pc_table *cur,
 	struct pc_config cfg;
 	if (pc_podmap_load(path, &cfg) != 0) {
 		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
+		pc_declared_count_refusal(PC_RELOAD_INVALID_MAP);
 		return;
 	}
 	const char *why = pc_reload_incompatible(&cur->cfg, &cfg);
 	if (why != NULL) {
 		PC_LOG(ERR, "reload of %s refused: %s; restart podcapd for that\n", path, why);
+		pc_declared_count_refusal(PC_RELOAD_INCOMPATIBLE);
+		pc_config_free(&cfg);
+		return;
+	}
+	struct pc_declared decl;
+	struct pc_error err;
+	enum pc_decl_refusal refusal;
+	if (pc_declared_load(path, &cfg, pc_now_ns(), &decl, &refusal, &err) != 0) {
+		PC_LOG(ERR, "reload of %s refused: %s; the pod map in force stays\n", path,
+		       err.msg);
+		pc_declared_count_refusal(refusal);
 		pc_config_free(&cfg);
 		return;
 	}
@@ -63,8 +82,10 @@ pc_reload_prepare(const char *path, const struct pc_table *cur,
 	}
 	if (t == NULL) {
 		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
+		pc_declared_count_refusal(PC_RELOAD_TABLE);
 		return;
 	}
+	t->decl = decl;
 	char hex[2 * PC_DIGEST_LEN + 1];
 	pc_hex(t->digest, sizeof(t->digest), hex);
 	PC_LOG(NOTICE, "reloaded %s: %u pods, digest %s, in force from the next window\n",

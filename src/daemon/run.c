@@ -38,6 +38,30 @@
 
 static struct pc_signer *signer_watched;   /* checked by the control thread while it sleeps */
 static bool signer_gone;
+static bool declaration_expired; /* the table in force ran out of its declaration */
+
+/*
+ * Fail closed: a map runs no longer than its auditor's declaration allows.
+ * podcapd stops as at SIGTERM (the last window and STOP are logged) and
+ * exits non-zero; it starts again only under a declaration in force.
+ */
+static bool
+declaration_check(void)
+{
+	const struct pc_table *t = pc_dp.table;
+	char when[PC_UTC_LEN];
+
+	if (declaration_expired || t == NULL ||
+	    pc_now_ns() < pc_declared_stop_ns(&t->decl, t->cfg.window_ns))
+		return declaration_expired;
+	pc_utc_format(t->decl.d.not_after_ns, when, sizeof(when));
+	PC_LOG(CRIT,
+	       "the auditor's declaration of the pod map in force expires at %s: stopping "
+	       "forwarding (reload a map with a declaration in force, then start podcapd again)\n",
+	       when);
+	declaration_expired = true;
+	return true;
+}
 
 /*
  * systemd's watchdog, checked between the control thread's sleeps every
@@ -143,7 +167,8 @@ watchdog_check(void)
 static void
 sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 {
-	while (!pc_signals_stop() && !pc_signals_reload() && !signer_check()) {
+	while (!pc_signals_stop() && !pc_signals_reload() && !signer_check() &&
+	       !declaration_check()) {
 		watchdog_check();
 		uint64_t now = now_ns();
 		if (now >= deadline_ns)
@@ -317,7 +342,7 @@ static void
 forward(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_COUNT],
 	unsigned *generation)
 {
-	while (!pc_signals_stop() && !signer_gone) {
+	while (!pc_signals_stop() && !signer_gone && !declaration_check()) {
 		sleep_until(pc_timeline_due_ns(tl), pc_mono_ns);
 		bool due = pc_mono_ns() >= pc_timeline_due_ns(tl) || pc_control_passed();
 		/* a window that is due closes first: reloads in a row must not hold it open */
@@ -325,7 +350,7 @@ forward(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR
 			reload(path, tl, ports, generation);
 			continue;
 		}
-		if (pc_signals_stop() || signer_gone)
+		if (pc_signals_stop() || signer_gone || declaration_check())
 			break;
 		if (due) {
 			uint64_t closed = pc_wallclock_label(&tl->clk, tl->epoch, tl->window_ns);
@@ -340,8 +365,11 @@ static void
 notify_stopping(void)
 {
 	wd.period_ns = 0;
-	pc_sd_notifyf("STOPPING=1\nSTATUS=stopping: %s",
-		      signer_gone ? "the signer process is lost" : "a stop was asked");
+	const char *why = signer_gone ? "the signer process is lost" : "a stop was asked";
+
+	if (declaration_expired)
+		why = "the auditor's declaration expired";
+	pc_sd_notifyf("STOPPING=1\nSTATUS=stopping: %s", why);
 }
 
 static void
@@ -396,11 +424,12 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 	stop_forwarding(&tl);
 	pc_http_stop(http);
 	free_tables(&tl);
-	return signer_gone ? EXIT_FAILURE : EXIT_SUCCESS;
+	return signer_gone || declaration_expired ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 int
-pc_run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t covered_ns)
+pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
+       struct pc_signer *signer, uint64_t covered_ns)
 {
 	static uint16_t ports[PC_MAX_UPLINKS][PC_DIR_COUNT];
 	const uint16_t (*cports)[PC_DIR_COUNT] = (const uint16_t (*)[PC_DIR_COUNT])ports;
@@ -417,6 +446,8 @@ pc_run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64
 		goto out_ports;
 	/* the table takes the pod map over: cfg is empty after this */
 	struct pc_table *t = pc_table_create(cfg, cports, pc_dp.nworkers, pc_dp.hz, 0);
+	if (t != NULL)
+		t->decl = *decl;
 	if (t != NULL)
 		status = serve(path, t, cports, 1, signer, covered_ns);
 out_ports:

@@ -13,15 +13,18 @@
 
 #include "podcap/config.h"
 
+#include "declared.h"
 #include "signer.h"
 
 /*
  * Runs the pod map cfg, loaded from path (read again on SIGHUP). Its table
  * takes cfg's arrays over once built; pc_config_free(cfg) is safe after
  * either way. covered_ns: the realtime up to which the ledger already
- * accounts for time (pc_recorder_start). Returns the exit status:
- * EXIT_FAILURE when it could not start or the signer was lost.
+ * accounts for time (pc_recorder_start); decl: the declaration it runs
+ * under. Returns the exit status: EXIT_FAILURE when it could not start,
+ * the signer was lost or the declaration in force expired.
  */
-int pc_run(const char *path, struct pc_config *cfg, struct pc_signer *signer, uint64_t covered_ns);
+int pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
+	   struct pc_signer *signer, uint64_t covered_ns);
 
 #endif /* PODCAPD_RUN_H */

@@ -19,6 +19,8 @@
 #include "podcap/classify.h"
 #include "podcap/config.h"
 
+#include "declared.h"
+
 struct pc_shaper {
 	struct pc_bucket bucket;
 	struct rte_ring *queue;    /* shape mode: frames waiting for tokens (SP/SC) */
@@ -40,6 +42,7 @@ struct pc_table {
 	struct pc_config cfg;          /* owned copy */
 	uint8_t digest[PC_DIGEST_LEN];
 	unsigned generation;
+	struct pc_declared decl; /* the auditor's declaration it runs under (declared.h) */
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
 	struct pc_table_uplink uplinks[PC_MAX_UPLINKS];

@@ -102,6 +102,15 @@ def note():
     write("note", "other-pub", read(VECTORS, "other.pub"))
 
 
+DECLARATION = ("podcap-declaration v1\nappliance lab-1\n"
+               "podmap 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
+               "not-before 2027-01-01T00:00:00Z\nnot-after 2027-01-08T00:00:00Z\n")
+
+
+def declaration():
+    write("declaration", "body", DECLARATION)
+
+
 def chunks(parts):
     return b"".join(struct.pack("!H", len(p)) + p for p in parts)
 
@@ -136,5 +145,5 @@ def http():
           + b"GET /v1/records?from=18446744073709551614&count=1")
 
 
-for f in (classify, config, record, note, verify, http):
+for f in (classify, config, record, note, declaration, verify, http):
     f()

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""podcap-audit sign and verify as an auditor runs them: an auditor key from
+podcap-keygen --auditor, a declaration written next to the map, and each
+refusal with its exit status and message.
+
+  test_audit_cli.py PODCAP_AUDIT PODCAP_KEYGEN SOURCE_ROOT
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+AUDIT, KEYGEN, ROOT = (os.path.abspath(a) for a in sys.argv[1:4])
+MAP = os.path.join(ROOT, "tests", "config", "good", "full.yaml")
+NB, NA = "2027-01-01T00:00:00Z", "2027-01-08T00:00:00Z"
+failures = []
+
+
+def run(*args):
+    return subprocess.run(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+
+
+def expect(p, code, text=None, what=""):
+    out = p.stdout + p.stderr
+    if p.returncode != code or (text is not None and text not in out):
+        failures.append("%s: want exit %d and %r, got %d: %s" % (what, code, text, p.returncode, out))
+
+
+SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+
+def assign_checks():
+    """podcap-audit assign and commit, in the current directory."""
+    with open("pods.txt", "w") as f:
+        f.write("# pod cell prefixes\npod-00 cell-a 10.0.0.0/26\npod-01 cell-a 10.0.0.64/26\n"
+                "pod-02 cell-b 10.0.0.128/26,fd00:0:0:2::/64\npod-03 cell-b 10.0.0.192/26\n"
+                "pod-04 cell-c 10.0.1.0/26\npod-05 cell-c 10.0.1.64/26\n")
+    with open("uplinks.txt", "w") as f:
+        f.write("rack1 up0 0000:3b:00.0 0000:3b:00.1\nrack1 up1 0000:3c:00.0 0000:3c:00.1\n"
+                "rack2 up0 0000:3b:00.0 0000:3b:00.1\n")
+    with open("tmpl.yaml", "w") as f:
+        f.write("appliance:\n  id: @APPLIANCE@\nwindow: 60s\n")
+    with open("seed", "w") as f:
+        f.write(SEED + "\n")
+    p = run(AUDIT, "commit", "--seed-file", "seed")
+    expect(p, 0, "commitment cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6",
+           "commit")
+    commitment = p.stdout.split()[1]
+    base = [AUDIT, "assign", "--pods", "pods.txt", "--uplinks", "uplinks.txt", "--template",
+            "tmpl.yaml", "--separate-cells", "--max-pods-per-uplink", "2"]
+    a = run(*(base + ["--seed", SEED, "--out", "maps1", "--commitment", commitment]))
+    expect(a, 0, "wrote maps1/rack1.yaml: ", "assign")
+    b = run(*(base + ["--seed-file", "seed", "--out", "maps2"]))
+    expect(b, 0, "wrote maps2/rack2.yaml: ", "assign again")
+    for app in ("rack1", "rack2"):
+        if open(f"maps1/{app}.yaml").read() != open(f"maps2/{app}.yaml").read():
+            failures.append(f"the same seed gave two different maps for {app}")
+    if a.stdout.replace("maps1", "maps2") != b.stdout:
+        failures.append("the same seed printed two different assignments")
+    placed = {ln.split()[1]: ln.split()[3] + "/" + ln.split()[5] for ln in a.stdout.splitlines()
+              if ln.startswith("pod ")}
+    if len(placed) != 6:
+        failures.append(f"assign placed {placed}")
+    per = {}
+    for pod, at in placed.items():
+        per.setdefault(at, []).append(pod)
+    cells = {"pod-00": "a", "pod-01": "a", "pod-02": "b", "pod-03": "b", "pod-04": "c", "pod-05": "c"}
+    for at, ps in per.items():
+        if len(ps) > 2 or len({cells[x] for x in ps}) != len(ps):
+            failures.append(f"constraints broken on {at}: {ps}")
+    app02 = placed["pod-02"].split("/")[0]
+    if "prefixes: [10.0.0.128/26, fd00:0:0:2::/64]" not in open(f"maps1/{app02}.yaml").read():
+        failures.append("pod-02's prefixes are not together in its map")
+    # the maps load: podcap-audit sign accepts one
+    expect(run(AUDIT, "sign", "maps1/rack1.yaml", "--key", "acme.key", "--not-before", NB,
+               "--not-after", NA), 0, "wrote maps1/rack1.yaml.sig", "sign an assigned map")
+    expect(run(*(base + ["--seed", SEED, "--out", "maps1"])), 1, "maps1/rack1.yaml: File exists",
+           "assign over earlier maps")
+    # a verifier holding the revealed seed: the maps are the seed's, and another seed's are not
+    expect(run(*(base + ["--seed", SEED, "--out", "maps2", "--check"])), 0,
+           "maps2/rack2.yaml is the map this seed gives", "check")
+    shutil.copytree("maps2", "maps6")
+    with open("maps6/rack1.yaml") as f:
+        text = f.read()
+    swapped = text.replace("uplink: up0", "uplink: upX").replace("uplink: up1", "uplink: up0") \
+        .replace("uplink: upX", "uplink: up1")
+    with open("maps6/rack1.yaml", "w") as f:
+        f.write(swapped)
+    expect(run(*(base + ["--seed", SEED, "--out", "maps6", "--check"])), 1,
+           "maps6/rack1.yaml is not the map this seed and these files give", "check a recabled map")
+    expect(run(*(base + ["--seed", SEED.replace("00", "ff", 1), "--out", "maps3", "--commitment",
+                         commitment])), 1, "the seed does not match the commitment", "other seed")
+    expect(run(*(base + ["--seed", "abc", "--out", "maps3"])), 1, "the seed is not 64 hex digits",
+           "short seed")
+    with open("bad.txt", "w") as f:
+        f.write("pod-00 cell-a 10.0.0.0/26\npod-01\n")
+    expect(run(AUDIT, "assign", "--pods", "bad.txt", "--uplinks", "uplinks.txt", "--template",
+               "tmpl.yaml", "--seed", SEED, "--out", "maps4"), 1,
+           "bad.txt:2:1: expected '<pod id> <cell or -> <prefixes or ->'", "bad pods file")
+    expect(run(*(base[:-2] + ["--max-pods-per-uplink", "1", "--seed", SEED, "--out", "maps5"])), 1,
+           "no assignment in 1000 attempts", "no room")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="podcap-audit-cli-")
+    try:
+        os.chdir(tmp)
+        shutil.copy(MAP, "map.yaml")
+        expect(run(KEYGEN, "--auditor", "acme", "--out", "acme.key"), 0,
+               "verifier key: auditor/acme+", "keygen --auditor")
+        expect(run(KEYGEN, "--auditor", "eve", "--out", "eve.key"), 0, None, "keygen eve")
+        expect(run(KEYGEN, "--name", "podcap/full.test_1", "--out", "app.key"), 0, None, "keygen")
+        expect(run(KEYGEN, "--name", "x", "--auditor", "y", "--out", "z.key"), 2,
+               "--name and --auditor exclude each other", "keygen both")
+
+        sign = [AUDIT, "sign", "map.yaml", "--key", "acme.key", "--not-before", NB,
+                "--not-after", NA]
+        p = run(*sign)
+        expect(p, 0, "wrote map.yaml.sig", "sign")
+        expect(p, 0, "valid: 2027-01-01T00:00:00Z to 2027-01-08T00:00:00Z", "sign validity")
+        note = open("map.yaml.sig").read()
+        body = note[:note.index("\n\n") + 1]
+        digest = run(AUDIT, "verify", "map.yaml", "--auditor-key", "acme.key.pub",
+                     "--at", NB).stdout.split("pod map digest: ")[1].split("\n")[0]
+        if body != ("podcap-declaration v1\nappliance full.test_1\npodmap %s\n"
+                    "not-before %s\nnot-after %s\n" % (digest, NB, NA)):
+            failures.append("unexpected declaration body: %r" % body)
+        if not note[len(body) + 1:].startswith("\u2014 auditor/acme "):
+            failures.append("no signature line by auditor/acme: %r" % note)
+
+        # never overwritten; --out writes elsewhere
+        expect(run(*sign), 1, "map.yaml.sig exists: a declaration is never overwritten", "resign")
+        if open("map.yaml.sig").read() != note:
+            failures.append("a refused sign changed map.yaml.sig")
+        expect(run(*(sign[:-4] + ["--not-before", NB, "--not-after", NB])), 1,
+               "not-after later than not-before", "empty validity")
+        expect(run(AUDIT, "sign", "map.yaml", "--key", "app.key", "--not-before", NB,
+                   "--not-after", NA, "--out", "x.sig"), 1,
+               "key podcap/full.test_1 is not an auditor key", "appliance key signs")
+        expect(run(AUDIT, "sign", "map.yaml", "--key", "acme.key", "--not-before", "yesterday",
+                   "--not-after", NA, "--out", "x.sig"), 1,
+               "--not-before: 'yesterday' is not an RFC 3339 time", "bad time")
+        with open("bad.yaml", "w") as f:
+            f.write("appliance:\n  id: a\nbogus: 1\n")
+        expect(run(AUDIT, "sign", "bad.yaml", "--key", "acme.key", "--not-before", NB,
+                   "--not-after", NA), 1, "bad.yaml:3:1: unknown key 'bogus'", "bad map")
+        if os.path.exists("bad.yaml.sig"):
+            failures.append("a map that does not load was signed")
+
+        ver = [AUDIT, "verify", "map.yaml", "--auditor-key", "acme.key.pub"]
+        expect(run(*(ver + ["--at", NB])), 0, "declaration OK: map.yaml.sig, signed by auditor/acme+",
+               "verify")
+        expect(run(*(ver + ["--at", "2027-01-07T23:59:59Z"])), 0, None, "last second")
+        expect(run(*(ver + ["--at", NA])), 1,
+               "map.yaml.sig: expired at 2027-01-08T00:00:00Z (now 2027-01-08T00:00:00Z)", "expired")
+        expect(run(*(ver + ["--at", "2026-12-31T23:59:59Z"])), 1,
+               "map.yaml.sig: not yet valid: valid from 2027-01-01T00:00:00Z", "not yet valid")
+        expect(run(AUDIT, "verify", "map.yaml", "--auditor-key", "eve.key.pub", "--at", NB), 1,
+               "map.yaml.sig: no signature by key auditor/eve+", "wrong key")
+        expect(run(AUDIT, "verify", "map.yaml", "--auditor-key", "eve.key.pub",
+                   "--auditor-key", "acme.key.pub", "--at", NB), 0, "signed by auditor/acme+",
+               "second key")
+        expect(run(AUDIT, "verify", "map.yaml", "--auditor-key", "app.key.pub", "--at", NB), 1,
+               "is not an auditor key", "appliance key verifies")
+
+        # the same declaration against another map, another appliance
+        with open(MAP) as f:
+            text = f.read()
+        with open("other.yaml", "w") as f:
+            f.write(text.replace("full.test_1", "full.test_2"))
+        expect(run(AUDIT, "verify", "other.yaml", "--sig", "map.yaml.sig", "--auditor-key",
+                   "acme.key.pub", "--at", NB), 1,
+               "map.yaml.sig: declared for appliance full.test_1, not full.test_2", "other appliance")
+        with open("changed.yaml", "w") as f:
+            f.write(text + "\n# a comment changes no digest\n")
+        expect(run(AUDIT, "verify", "changed.yaml", "--sig", "map.yaml.sig", "--auditor-key",
+                   "acme.key.pub", "--at", NB), 0, None, "same map, other spelling")
+        # a forged validity under the auditor's signature
+        with open("forged.sig", "w") as f:
+            f.write(note.replace("2027-01-08", "2028-01-08"))
+        expect(run(AUDIT, "verify", "map.yaml", "--sig", "forged.sig", "--auditor-key",
+                   "acme.key.pub", "--at", NB), 1, "forged.sig: bad signature by key auditor/acme+",
+               "forged")
+        expect(run(AUDIT, "verify", "map.yaml", "--sig", "missing.sig", "--auditor-key",
+                   "acme.key.pub"), 1, "missing.sig: no declaration", "missing")
+        assign_checks()
+        expect(run(AUDIT, "verify", "map.yaml"), 2, "usage:", "no key")
+        expect(run(AUDIT, "frobnicate", "map.yaml"), 2, "the command is sign, verify, assign or commit", "command")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for f in failures:
+        print("FAIL: " + f)
+    print("%d failures" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The verifier and the auditor (include/podcap/verify_audit.h): every
+ * START and RELOAD bound by a DECLARE to a declaration the verifier holds,
+ * signed by an auditor, for this appliance and map, valid over each window
+ * and no older than --max-map-age. Each forged log is built byte for byte
+ * and signed with the appliance key, so only these checks can refuse it.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "podcap/declaration.h"
+#include "podcap/note.h"
+#include "podcap/record.h"
+#include "podcap/verify.h"
+#include "podcap/verify_audit.h"
+
+#include "testutil.h"
+
+#define APP "a-app"
+#define NS  1000000000ULL
+#define WIN (60 * NS)
+#define T0  (1798761600ULL * NS) /* 2027-01-01T00:00:00Z */
+
+static const char map_a_text[] =
+    "appliance:\n  id: " APP "\nwindow: 60s\n"
+    "uplinks:\n  - name: up0\n    pod_port: 0000:3b:00.0\n    fabric_port: 0000:3b:00.1\n"
+    "pods:\n  - id: pod-a\n    uplink: up0\n";
+
+static struct pc_signer_key *appkey, *alice, *eve;
+static struct pc_verifier_key vapp, valice, veve;
+static struct pc_config map_a, map_b;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (sodium_init() < 0)
+		return -1;
+	appkey = pc_test_key("podcap/" APP, &vapp);
+	alice = pc_test_key("auditor/alice", &valice);
+	eve = pc_test_key("auditor/eve", &veve);
+	pc_test_load_map(&map_a, map_a_text, "a.yaml");
+	/* the same pod at another cap */
+	char b[1024];
+	snprintf(b, sizeof(b), "%s    cap: 200Mbps\n", map_a_text);
+	pc_test_load_map(&map_b, b, "b.yaml");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	pc_signer_key_free(appkey);
+	pc_signer_key_free(alice);
+	pc_signer_key_free(eve);
+	pc_config_free(&map_a);
+	pc_config_free(&map_b);
+	return 0;
+}
+
+/* A declaration file of cfg by k for [nb, na) windows from T0. */
+struct decl {
+	char note[PC_NOTE_MAX];
+	size_t len;
+	uint8_t hash[PC_DIGEST_LEN];
+	struct pc_declaration d;
+};
+
+static void
+declare(struct decl *x, const struct pc_signer_key *k, const struct pc_config *cfg,
+	const char *appliance, uint64_t nb, uint64_t na)
+{
+	char body[PC_DECL_BODY_MAX];
+
+	memset(x, 0, sizeof(*x));
+	snprintf(x->d.appliance_id, sizeof(x->d.appliance_id), "%s", appliance);
+	pc_config_digest(cfg, x->d.podmap_digest);
+	x->d.not_before_ns = T0 + nb * WIN;
+	x->d.not_after_ns = T0 + na * WIN;
+	assert_true(pc_declaration_body(&x->d, body, sizeof(body)) > 0);
+	x->len = pc_test_sign_note(k, body, x->note, sizeof(x->note));
+	assert_true(x->len > 0);
+	pc_declaration_hash(x->note, x->len, x->hash);
+}
+
+/* ---- logs ---- */
+
+static struct pc_record_pod pods[1];
+static struct pc_record_link links[1];
+
+static void
+push(struct pc_test_log *lg, uint8_t type, const struct pc_config *cfg, uint64_t w,
+     const struct decl *x)
+{
+	struct pc_record r = { .type = type,
+			       .window_len_ns = WIN,
+			       .window_start_ns = T0 + w * WIN };
+
+	snprintf(r.appliance_id, sizeof(r.appliance_id), "%s", APP);
+	r.time_ns = r.window_start_ns;
+	pc_config_digest(cfg, r.podmap_digest);
+	memset(pods, 0, sizeof(pods));
+	memset(links, 0, sizeof(links));
+	snprintf(pods[0].id, PC_ID_LEN, "pod-a");
+	snprintf(pods[0].uplink, PC_ID_LEN, "up0");
+	pods[0].cap_bps = cfg->pods[0].limits.cap_bps;
+	pods[0].burst_bytes = cfg->pods[0].limits.burst_bytes;
+	pods[0].mode = (uint8_t)cfg->pods[0].limits.mode;
+	if (type == PC_REC_START || type == PC_REC_RELOAD || type == PC_REC_WINDOW) {
+		r.npods = 1;
+		r.pods = pods;
+	}
+	if (type == PC_REC_WINDOW) {
+		r.window_count = 1;
+		r.nlinks = 1;
+		r.links = links;
+		snprintf(links[0].name, PC_ID_LEN, "up0");
+	}
+	if (type == PC_REC_DECLARE) {
+		memcpy(r.decl_hash, x->hash, PC_DIGEST_LEN);
+		r.not_before_ns = x->d.not_before_ns;
+		r.not_after_ns = x->d.not_after_ns;
+	}
+	pc_test_log_push(lg, &r);
+}
+
+/*
+ * START(a) DECLARE(da) windows 0..2, RELOAD(b) at 3, DECLARE(db) windows
+ * 3..4, STOP at 5. A NULL declaration leaves its DECLARE out.
+ */
+static void
+honest(struct pc_test_log *lg, const struct decl *da, const struct decl *db)
+{
+	memset(lg, 0, sizeof(*lg));
+	push(lg, PC_REC_START, &map_a, 0, NULL);
+	if (da != NULL)
+		push(lg, PC_REC_DECLARE, &map_a, 0, da);
+	for (uint64_t w = 0; w < 3; w++)
+		push(lg, PC_REC_WINDOW, &map_a, w, NULL);
+	push(lg, PC_REC_RELOAD, &map_b, 3, NULL);
+	if (db != NULL)
+		push(lg, PC_REC_DECLARE, &map_b, 3, db);
+	for (uint64_t w = 3; w < 5; w++)
+		push(lg, PC_REC_WINDOW, &map_b, w, NULL);
+	push(lg, PC_REC_STOP, &map_b, 5, NULL);
+}
+
+/* What the verifier holds: the maps, the declarations given, the keys. */
+static struct pc_verify *
+verify_all(const struct pc_test_log *lg, const struct decl *const *given, size_t ngiven,
+	   const struct pc_verifier_key *keys, size_t nkeys, uint64_t max_age,
+	   const uint8_t (*digests)[32], const char *const *labels, size_t nassigned)
+{
+	const struct pc_config *maps[2] = { &map_a, &map_b };
+	struct pc_verify_declaration d[4];
+	struct pc_verify_policy p;
+	char note[PC_NOTE_MAX], path[4][16];
+	struct pc_error err;
+	struct pc_verify *v = pc_verify_new_maps(&vapp, maps, 2);
+
+	assert_non_null(v);
+	pc_verify_policy_init(&p);
+	p.now_ns = T0 + 1000 * WIN;
+	pc_verify_set_policy(v, &p);
+	for (size_t i = 0; i < ngiven; i++) {
+		snprintf(path[i], sizeof(path[i]), "d%zu.sig", i);
+		d[i] = (struct pc_verify_declaration){ path[i], given[i]->note, given[i]->len };
+	}
+	if (nkeys > 0 || ngiven > 0)
+		assert_int_equal(pc_verify_set_auditors(v, keys, nkeys, d, ngiven, max_age, &err),
+				 0);
+	if (nassigned > 0)
+		assert_int_equal(pc_verify_set_assignments(v, digests, labels, nassigned, &err), 0);
+	size_t n = pc_test_log_checkpoint(lg, lg->n, appkey, note, sizeof(note));
+	assert_int_equal(pc_verify_checkpoint(v, note, n), 0);
+	for (size_t i = 0; i < lg->n; i++)
+		pc_verify_record(v, lg->rec[i], lg->len[i], NULL);
+	pc_verify_finish(v);
+	return v;
+}
+
+static struct pc_verify *
+verify(const struct pc_test_log *lg, const struct decl *const *given, size_t ngiven,
+       const struct pc_verifier_key *keys, size_t nkeys, uint64_t max_age)
+{
+	return verify_all(lg, given, ngiven, keys, nkeys, max_age, NULL, NULL, 0);
+}
+
+/* The run's n failures, the first with this check, record and (part of) its message. */
+static void
+fails_n(struct pc_verify *v, size_t n, enum pc_verify_check c, int64_t record, const char *msg)
+{
+	if (pc_verify_nfailures(v) != n) {
+		for (size_t i = 0; i < pc_verify_nfailures(v); i++)
+			print_message("failure: record %" PRId64 ": %s\n",
+				      pc_verify_failure_at(v, i)->record,
+				      pc_verify_failure_at(v, i)->msg);
+	}
+	assert_int_equal(pc_verify_nfailures(v), n);
+	const struct pc_verify_failure *f = pc_verify_failure_at(v, 0);
+	assert_int_equal(f->check, c);
+	assert_int_equal(f->record, record);
+	if (strstr(f->msg, msg) == NULL)
+		fail_msg("'%s' does not say '%s'", f->msg, msg);
+	pc_verify_free(v);
+}
+
+static void
+fails_once(struct pc_verify *v, enum pc_verify_check c, int64_t record, const char *msg)
+{
+	fails_n(v, 1, c, record, msg);
+}
+
+static void
+honest_log_verifies(void **state)
+{
+	struct decl da, db;
+	const struct decl *given[2] = { &da, &db };
+	struct pc_test_log lg;
+	struct pc_verify *v;
+
+	(void)state;
+	declare(&da, alice, &map_a, APP, 0, 100);
+	declare(&db, alice, &map_b, APP, 3, 100);
+	honest(&lg, &da, &db);
+	v = verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	assert_int_equal(pc_verify_ndeclared(v), 2);
+	const struct pc_verify_declared *d0 = pc_verify_declared_at(v, 0);
+	const struct pc_verify_declared *d1 = pc_verify_declared_at(v, 1);
+	assert_int_equal(d0->record, 1);
+	assert_int_equal(d0->windows, 3);
+	assert_int_equal(d0->first_window_ns, T0);
+	assert_int_equal(d0->last_end_ns, T0 + 3 * WIN);
+	assert_string_equal(pc_verify_declaration_path(v, d0->file), "d0.sig");
+	assert_int_equal(d1->record, 6);
+	assert_int_equal(d1->windows, 2);
+	assert_string_equal(pc_verify_declaration_path(v, d1->file), "d1.sig");
+	pc_verify_free(v);
+
+	/* without the auditor, DECLARE records are accepted and their validity still checked */
+	v = verify(&lg, NULL, 0, NULL, 0, PC_VERIFY_UNLIMITED);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	assert_int_equal(pc_verify_ndeclared(v), 2);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+}
+
+static void
+forged_reload_is_refused(void **state)
+{
+	struct decl da, db, dx;
+	const struct decl *given[2] = { &da, &db };
+	struct pc_test_log lg;
+
+	(void)state;
+	declare(&da, alice, &map_a, APP, 0, 100);
+	declare(&db, alice, &map_b, APP, 3, 100);
+	/* a RELOAD to a map no auditor signed: no DECLARE at all */
+	honest(&lg, &da, NULL);
+	struct pc_verify *v = verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED);
+	/* and the windows after it ran under none */
+	assert_non_null(
+	    strstr(pc_verify_failure_at(v, 1)->msg,
+		   "window of 2027-01-01T00:03:00Z runs under no auditor's declaration"));
+	fails_n(v, 2, PC_VC_PODMAP, 5, "reload record is not followed by a declare record");
+	pc_test_log_free(&lg);
+	/* ... or a DECLARE naming a declaration the auditor never issued */
+	declare(&dx, eve, &map_b, APP, 3, 100);
+	honest(&lg, &da, &dx);
+	fails_once(verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 6,
+		   "which is not among the signed declarations given (--pod-maps)");
+	/* ... or one signed by someone else that the verifier holds */
+	given[1] = &dx;
+	fails_once(verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 6,
+		   "d1.sig: no signature by key auditor/alice+");
+	pc_test_log_free(&lg);
+	/* ... or the declaration of another map */
+	given[1] = &da;
+	honest(&lg, &da, &da);
+	v = verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED);
+	assert_non_null(pc_verify_find(v, PC_VC_PODMAP));
+	assert_non_null(strstr(pc_verify_find(v, PC_VC_PODMAP)->msg, "not this map"));
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+	/* ... or of another appliance */
+	declare(&dx, alice, &map_b, "b-app", 3, 100);
+	given[1] = &dx;
+	honest(&lg, &da, &dx);
+	fails_once(verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 6,
+		   "declared for appliance b-app, not " APP);
+	pc_test_log_free(&lg);
+}
+
+static void
+windows_within_validity(void **state)
+{
+	struct decl da, db;
+	const struct decl *given[2] = { &da, &db };
+	struct pc_test_log lg;
+
+	(void)state;
+	/* map a is declared for windows 0 and 1 only: window 2 runs after it expired */
+	declare(&da, alice, &map_a, APP, 0, 2);
+	declare(&db, alice, &map_b, APP, 3, 100);
+	honest(&lg, &da, &db);
+	fails_once(
+	    verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 4,
+	    "window of 2027-01-01T00:02:00Z after the declaration in force expired (record 1");
+	/* the log's own word is enough for that: no auditor key needed */
+	fails_once(verify(&lg, NULL, 0, NULL, 0, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 4,
+		   "after the declaration in force expired");
+	pc_test_log_free(&lg);
+	/* map b declared from window 4 on: its first window, 3, is before */
+	declare(&da, alice, &map_a, APP, 0, 100);
+	declare(&db, alice, &map_b, APP, 4, 100);
+	honest(&lg, &da, &db);
+	fails_once(verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 7,
+		   "before the declaration in force is valid");
+	pc_test_log_free(&lg);
+	/* re-randomized at most every 2 windows: map a's third window is too old */
+	declare(&db, alice, &map_b, APP, 3, 100);
+	honest(&lg, &da, &db);
+	fails_once(verify(&lg, given, 2, &valice, 1, 2 * WIN), PC_VC_PODMAP, 4,
+		   "under a declaration older than --max-map-age");
+	pc_test_log_free(&lg);
+}
+
+static void
+assignments(void **state)
+{
+	struct decl da, db;
+	const struct decl *given[2] = { &da, &db };
+	uint8_t digests[2][32];
+	const char *labels[2] = { "w1.seed", "w2.seed" };
+	struct pc_test_log lg;
+
+	(void)state;
+	declare(&da, alice, &map_a, APP, 0, 100);
+	declare(&db, alice, &map_b, APP, 3, 100);
+	honest(&lg, &da, &db);
+	pc_config_digest(&map_a, digests[0]);
+	pc_config_digest(&map_b, digests[1]);
+	/* both maps are ones the revealed seeds draw */
+	struct pc_verify *v =
+	    verify_all(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED, digests, labels, 2);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	assert_int_equal(pc_verify_declared_at(v, 0)->assignment, 0);
+	assert_int_equal(pc_verify_declared_at(v, 1)->assignment, 1);
+	pc_verify_free(v);
+	/* only map a is: the RELOAD to b fails, naming it */
+	v = verify_all(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED, digests, labels, 1);
+	assert_int_equal(pc_verify_declared_at(v, 1)->assignment, -1);
+	fails_once(v, PC_VC_PODMAP, 5, "which none of the revealed seeds produces (--assignment)");
+	pc_test_log_free(&lg);
+}
+
+static void
+declare_sequence(void **state)
+{
+	struct decl da;
+	struct pc_test_log lg;
+
+	(void)state;
+	declare(&da, alice, &map_a, APP, 0, 100);
+	memset(&lg, 0, sizeof(lg));
+	push(&lg, PC_REC_START, &map_a, 0, NULL);
+	push(&lg, PC_REC_WINDOW, &map_a, 0, NULL);
+	push(&lg, PC_REC_DECLARE, &map_a, 1, &da);
+	push(&lg, PC_REC_WINDOW, &map_a, 1, NULL);
+	fails_once(verify(&lg, NULL, 0, NULL, 0, PC_VERIFY_UNLIMITED), PC_VC_SEQUENCE, 2,
+		   "declare record not right after a start or reload record");
+	pc_test_log_free(&lg);
+	/* the log ends on a START whose DECLARE never came */
+	memset(&lg, 0, sizeof(lg));
+	push(&lg, PC_REC_START, &map_a, 0, NULL);
+	const struct decl *given[1] = { &da };
+	fails_once(verify(&lg, given, 1, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 0,
+		   "start record is not followed by a declare record");
+	pc_test_log_free(&lg);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(honest_log_verifies),
+		cmocka_unit_test(forged_reload_is_refused),
+		cmocka_unit_test(windows_within_validity),
+		cmocka_unit_test(declare_sequence),
+		cmocka_unit_test(assignments),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

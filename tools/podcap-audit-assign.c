@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcap-audit assign and commit: the randomized pod-to-uplink assignment
+ * (include/podcap/assign.h) and the commitment to its seed.
+ *
+ *   podcap-audit commit (--seed HEX | --seed-file FILE)
+ *   podcap-audit assign --pods FILE --uplinks FILE (--seed HEX | --seed-file FILE)
+ *                       --template FILE --out DIR [--max-pods-per-uplink N]
+ *                       [--separate-cells] [--constraints FILE] [--commitment HEX]
+ *                       [--check]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "podcap/assign.h"
+#include "podcap/config.h"
+#include "podcap/fileio.h"
+#include "podcap/hex.h"
+
+#include "podcap-audit.h"
+
+#define MAX_INPUT (16u << 20)
+
+struct assign_args {
+	const char *pods, *uplinks, *seed, *seed_file, *template, *out, *commitment;
+	bool check; /* compare with the maps in out, write nothing */
+	const char *constraints;
+	struct pc_assign_rules rules;
+};
+
+static int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("podcap-audit: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_FAILURE;
+}
+
+/* A whole input file, NUL-terminated (malloc'd), or NULL after saying why. */
+static char *
+slurp(const char *path)
+{
+	char *buf = malloc(MAX_INPUT);
+	long n;
+
+	if (buf == NULL)
+		return NULL;
+	n = pc_read_small_at(AT_FDCWD, path, buf, MAX_INPUT);
+	if (n < 0) {
+		die("%s: %s", path, strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* 64 hex digits, from the option or the first line of the file. */
+static int
+get_seed(const char *hex, const char *file, uint8_t seed[PC_ASSIGN_SEED_LEN])
+{
+	char *text = NULL;
+	size_t n;
+
+	if ((hex == NULL) == (file == NULL))
+		return die("give the seed once: --seed HEX or --seed-file FILE");
+	if (file != NULL) {
+		text = slurp(file);
+		if (text == NULL)
+			return EXIT_FAILURE;
+		text[strcspn(text, "\n")] = '\0';
+		hex = text;
+	}
+	n = strlen(hex);
+	bool ok = pc_unhex(hex, n, seed, PC_ASSIGN_SEED_LEN);
+	free(text);
+	if (!ok)
+		return die("the seed is not 64 hex digits");
+	return 0;
+}
+
+int
+pc_audit_commit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "seed-file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *hex = NULL, *file = NULL;
+	uint8_t seed[PC_ASSIGN_SEED_LEN], c[PC_DIGEST_LEN];
+	char out[2 * PC_DIGEST_LEN + 1];
+	int o;
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (o == 's')
+			hex = optarg;
+		else if (o == 'f')
+			file = optarg;
+		else
+			return pc_audit_usage("commit takes --seed or --seed-file");
+	}
+	if (optind != argc)
+		return pc_audit_usage("commit takes no pod map");
+	if (get_seed(hex, file, seed) != 0)
+		return EXIT_FAILURE;
+	pc_assign_commitment(seed, c);
+	pc_hex(c, sizeof(c), out);
+	printf("commitment %s\n", out);
+	return fflush(stdout) == 0 ? 0 : EXIT_FAILURE;
+}
+
+static int
+parse(int argc, char **argv, struct assign_args *a)
+{
+	static const struct option opts[] = {
+		{ "pods", required_argument, NULL, 'p' },
+		{ "uplinks", required_argument, NULL, 'u' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "seed-file", required_argument, NULL, 'f' },
+		{ "template", required_argument, NULL, 't' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "commitment", required_argument, NULL, 'c' },
+		{ "max-pods-per-uplink", required_argument, NULL, 'm' },
+		{ "separate-cells", no_argument, NULL, 'C' },
+		{ "check", no_argument, NULL, 'k' },
+		{ "constraints", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'p':
+			a->pods = optarg;
+			break;
+		case 'u':
+			a->uplinks = optarg;
+			break;
+		case 's':
+			a->seed = optarg;
+			break;
+		case 'f':
+			a->seed_file = optarg;
+			break;
+		case 't':
+			a->template = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'c':
+			a->commitment = optarg;
+			break;
+		case 'C':
+			a->rules.separate_cells = true;
+			break;
+		case 'k':
+			a->check = true;
+			break;
+		case 'r':
+			a->constraints = optarg;
+			break;
+		case 'm':
+			errno = 0;
+			a->rules.max_per_uplink = (unsigned)strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || optarg[0] == '-' ||
+			    a->rules.max_per_uplink == 0)
+				return pc_audit_usage(
+				    "--max-pods-per-uplink is a number, at least 1");
+			break;
+		default:
+			return pc_audit_usage(NULL);
+		}
+	}
+	if (optind != argc || a->pods == NULL || a->uplinks == NULL || a->template == NULL ||
+	    a->out == NULL)
+		return pc_audit_usage(
+		    "assign takes --pods, --uplinks, a seed, --template and --out");
+	return 0;
+}
+
+/* --check: the map in path is, byte for byte, the one this seed gives. */
+static int
+same_as(const char *path, const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
+	size_t nups, const struct pc_assign_pod *pods, size_t npods, const uint32_t *up)
+{
+	char *want = NULL, *have;
+	size_t len = 0;
+	FILE *f = open_memstream(&want, &len);
+
+	if (f == NULL || pc_assign_write_map(f, tmpl, app, ups, nups, pods, npods, up) != 0 ||
+	    fclose(f) != 0)
+		return die("out of memory");
+	have = slurp(path);
+	int same = have != NULL && strlen(have) == len && memcmp(have, want, len) == 0;
+	free(want);
+	free(have);
+	if (!same)
+		return die("%s is not the map this seed and these files give", path);
+	printf("%s is the map this seed gives\n", path);
+	return 0;
+}
+
+/* Writes DIR/<app>.yaml (never over a file) and checks it loads; prints its digest. */
+static int
+emit(const struct assign_args *a, const char *tmpl, const char *app,
+     const struct pc_assign_uplink *ups, size_t nups, const struct pc_assign_pod *pods,
+     size_t npods, const uint32_t *up)
+{
+	char path[PC_PATH_LEN], hex[2 * PC_DIGEST_LEN + 1];
+	uint8_t digest[PC_DIGEST_LEN];
+	struct pc_config cfg;
+	struct pc_error err;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.yaml", a->out, app) >= sizeof(path))
+		return die("%s/%s.yaml: path too long", a->out, app);
+	if (a->check)
+		return same_as(path, tmpl, app, ups, nups, pods, npods, up);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (f == NULL)
+		return die("%s: %s", path, strerror(errno));
+	int rc = pc_assign_write_map(f, tmpl, app, ups, nups, pods, npods, up);
+	if (fclose(f) != 0 || rc != 0)
+		return die("%s: %s", path, strerror(errno));
+	if (pc_config_load(path, &cfg, &err) != 0) {
+		fputs("podcap-audit: the map written does not load: ", stderr);
+		pc_error_print(&err, stderr);
+		return EXIT_FAILURE;
+	}
+	pc_config_digest(&cfg, digest);
+	pc_hex(digest, sizeof(digest), hex);
+	printf("wrote %s: %u pods on %u uplinks, digest %s\n", path, cfg.npods, cfg.nuplinks, hex);
+	pc_config_free(&cfg);
+	return 0;
+}
+
+static int
+check_commitment(const char *hex, const uint8_t seed[PC_ASSIGN_SEED_LEN])
+{
+	uint8_t want[PC_DIGEST_LEN], got[PC_DIGEST_LEN];
+
+	if (!pc_unhex(hex, strlen(hex), want, sizeof(want)))
+		return die("--commitment %s: not 64 hex digits", hex);
+	pc_assign_commitment(seed, got);
+	if (memcmp(want, got, sizeof(got)) != 0)
+		return die("the seed does not match the commitment %s: it is not the seed "
+			   "committed to",
+			   hex);
+	return 0;
+}
+
+static int
+run(const struct assign_args *a, const uint8_t seed[PC_ASSIGN_SEED_LEN], const char *tpl,
+    const char *ptext, const char *utext)
+{
+	struct pc_assign_pod *pods = NULL;
+	struct pc_assign_uplink *ups = NULL;
+	struct pc_error err;
+	uint32_t *up = NULL;
+	int rc = EXIT_FAILURE;
+	long np = pc_assign_parse_pods(a->pods, ptext, &pods, &err), nu = -1;
+
+	if (np >= 0)
+		nu = pc_assign_parse_uplinks(a->uplinks, utext, &ups, &err);
+	if (np < 0 || nu < 0) {
+		fputs("podcap-audit: ", stderr);
+		pc_error_print(&err, stderr);
+		goto out;
+	}
+	up = calloc((size_t)np, sizeof(*up));
+	if (up == NULL || pc_assign(seed, pods, (size_t)np, (size_t)nu, &a->rules, up, &err) != 0) {
+		fputs("podcap-audit: ", stderr);
+		pc_error_print(&err, stderr);
+		goto out;
+	}
+	for (long i = 0; i < np; i++)
+		printf("pod %s appliance %s uplink %s\n", pods[i].id, ups[up[i]].appliance,
+		       ups[up[i]].name);
+	if (!a->check && mkdir(a->out, 0755) != 0 && errno != EEXIST) {
+		die("%s: %s", a->out, strerror(errno));
+		goto out;
+	}
+	for (long u = 0; u < nu; u++) {
+		if (u > 0 && strcmp(ups[u - 1].appliance, ups[u].appliance) == 0)
+			continue;
+		if (emit(a, tpl, ups[u].appliance, ups, (size_t)nu, pods, (size_t)np, up) != 0)
+			goto out;
+	}
+	rc = fflush(stdout) == 0 ? 0 : EXIT_FAILURE;
+out:
+	free(up);
+	free(pods);
+	free(ups);
+	return rc;
+}
+
+int
+pc_audit_assign(int argc, char **argv)
+{
+	struct assign_args a = { 0 };
+	uint8_t seed[PC_ASSIGN_SEED_LEN];
+	int rc;
+
+	if ((rc = parse(argc, argv, &a)) != 0)
+		return rc;
+	if (a.constraints != NULL) {
+		struct pc_assign_rules more;
+		struct pc_error err;
+		char *text = slurp(a.constraints);
+
+		if (text == NULL)
+			return EXIT_FAILURE;
+		rc = pc_assign_parse_rules(a.constraints, text, &more, &err);
+		free(text);
+		if (rc != 0) {
+			fputs("podcap-audit: ", stderr);
+			pc_error_print(&err, stderr);
+			return EXIT_FAILURE;
+		}
+		/* the file and the options together: the stricter of each */
+		if (more.max_per_uplink != 0 &&
+		    (a.rules.max_per_uplink == 0 || more.max_per_uplink < a.rules.max_per_uplink))
+			a.rules.max_per_uplink = more.max_per_uplink;
+		a.rules.separate_cells |= more.separate_cells;
+	}
+	if (get_seed(a.seed, a.seed_file, seed) != 0 ||
+	    (a.commitment != NULL && check_commitment(a.commitment, seed) != 0))
+		return EXIT_FAILURE;
+	char *tpl = slurp(a.template), *pt = tpl ? slurp(a.pods) : NULL,
+	     *ut = pt ? slurp(a.uplinks) : NULL;
+	rc = ut != NULL ? run(&a, seed, tpl, pt, ut) : EXIT_FAILURE;
+	free(tpl);
+	free(pt);
+	free(ut);
+	return rc;
+}
