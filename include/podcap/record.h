@@ -28,12 +28,20 @@ enum pc_record_type {
 	PC_REC_CLOCK = 6,   /* the wall clock stepped; window labels go on from window_start */
 };
 
+/*
+ * A pod block's mode byte: bit 0 the enum pc_mode, bit 1 the window
+ * promise (docs/bucket.md); any other bit makes the record invalid.
+ */
+#define PC_POD_MODE_POLICE 0x01
+#define PC_POD_MODE_WINDOW 0x02
+#define PC_POD_MODE_BITS   (PC_POD_MODE_POLICE | PC_POD_MODE_WINDOW)
+
 struct pc_record_pod {
 	char id[PC_ID_LEN];
 	char uplink[PC_ID_LEN];
 	uint64_t cap_bps;
 	uint64_t burst_bytes;
-	uint8_t mode;                      /* enum pc_mode */
+	uint8_t mode; /* PC_POD_MODE_* bits */
 	struct pc_pod_ctr dir[PC_DIR_COUNT];
 };
 
@@ -66,6 +74,14 @@ struct pc_record {
  * Decoding checks every length and enum exactly; returns 0 or -1 with err.
  * Decoded pods/links are malloc'd; free with pc_record_free().
  */
+/* The mode byte of a pod held to these limits. */
+static inline uint8_t
+pc_record_mode(const struct pc_limits *lim)
+{
+	return (uint8_t)((lim->mode == PC_MODE_POLICE ? PC_POD_MODE_POLICE : 0) |
+			 (lim->promise == PC_PROMISE_WINDOW ? PC_POD_MODE_WINDOW : 0));
+}
+
 size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
 int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, struct pc_error *err);
 void pc_record_free(struct pc_record *r);

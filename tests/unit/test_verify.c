@@ -140,7 +140,7 @@ fill_pods(const struct gen *g, struct pc_record *r, struct pc_record_pod *pods)
 		snprintf(pods[i].uplink, PC_ID_LEN, "%s", g->cfg.uplinks[p->uplink].name);
 		pods[i].cap_bps = p->limits.cap_bps;
 		pods[i].burst_bytes = p->limits.burst_bytes;
-		pods[i].mode = (uint8_t)p->limits.mode;
+		pods[i].mode = pc_record_mode(&p->limits);
 	}
 }
 

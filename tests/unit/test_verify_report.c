@@ -557,7 +557,7 @@ test_resume_older_state(void **state)
 
 	(void)state;
 	char *st = state_after(make_shape, &s, 6, &len);
-	char *magic = strstr(st, "\npodcap-verify-state 5\n");
+	char *magic = strstr(st, "\npodcap-verify-state 6\n");
 	assert_non_null(magic);
 	magic[strlen("\npodcap-verify-state ")] = '2';
 	struct pc_verify *v = pc_verify_new(&vk, NULL);
@@ -653,7 +653,7 @@ push_as(struct pc_test_log *lg, const struct pc_config *cfg, const uint8_t *buil
 			snprintf(pods[i].uplink, PC_ID_LEN, "%s", cfg->uplinks[p->uplink].name);
 			pods[i].cap_bps = p->limits.cap_bps;
 			pods[i].burst_bytes = p->limits.burst_bytes;
-			pods[i].mode = (uint8_t)p->limits.mode;
+			pods[i].mode = pc_record_mode(&p->limits);
 		}
 	}
 	if (type == PC_REC_WINDOW) {
