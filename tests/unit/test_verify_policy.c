@@ -139,7 +139,7 @@ rec(struct builder *b, uint8_t type, uint64_t w, uint64_t count)
 		snprintf(rp->uplink, PC_ID_LEN, "%s", b->cfg->uplinks[p->uplink].name);
 		rp->cap_bps = p->limits.cap_bps;
 		rp->burst_bytes = p->limits.burst_bytes;
-		rp->mode = (uint8_t)p->limits.mode;
+		rp->mode = pc_record_mode(&p->limits);
 		for (int d = 0; type == PC_REC_WINDOW && d < PC_DIR_COUNT; d++) {
 			rp->dir[d].pass_frames = 1000 * count;
 			rp->dir[d].pass_bytes = 1000000 * count;
