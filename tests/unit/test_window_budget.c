@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "podcap/bucket.h"
+#include "podcap/counters.h"
 #include "podcap/units.h"
 #include "podcap/window_budget.h"
 
@@ -352,6 +353,19 @@ test_clock_edges(void **state)
 	assert_int_equal(pc_wb_budget_bytes(UINT64_MAX, UINT64_MAX), UINT64_MAX);
 }
 
+/* What docs/bucket.md states: bytes a pod and direction, and at PC_MAX_PODS pods. */
+static void
+test_memory(void **state)
+{
+	size_t one = sizeof(struct pc_window_budget);
+
+	(void)state;
+	printf("window budget: %zu bytes a pod and direction, %zu bytes for %u pods\n", one,
+	       one * PC_DIR_COUNT * PC_MAX_PODS, PC_MAX_PODS);
+	assert_int_equal(one, 8 * (6 + PC_WB_RING));
+	assert_int_equal(one * PC_DIR_COUNT * PC_MAX_PODS, 18350080);
+}
+
 int
 main(void)
 {
@@ -362,6 +376,7 @@ main(void)
 		cmocka_unit_test(test_starts_full),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_clock_edges),
+		cmocka_unit_test(test_memory),
 	};
 
 	seed = env != NULL ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
