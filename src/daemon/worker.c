@@ -316,15 +316,16 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 		int32_t op = (old != NULL && nt->prev == old) ? nt->prev_index[p] : -1;
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct pc_shaper *ns = &nt->shapers[p * PC_DIR_COUNT + d];
+			bool carried = false;
 			if (op >= 0) {
 				struct pc_shaper *os = &old->shapers[(uint32_t)op * PC_DIR_COUNT + d];
 				ns->bucket = os->bucket;
 				pc_bucket_reconfigure(&ns->bucket, &nt->cfg.pods[p].limits, now);
-				/* a pod newly held to the window promise keeps the full start of its new budget */
 				if (ns->window != NULL && os->window != NULL) {
 					*ns->window = *os->window;
 					pc_wb_reconfigure(ns->window, &nt->cfg.pods[p].limits,
 							  nt->cfg.window_ns, pc_dp.hz);
+					carried = true;
 				}
 				if (os->head != NULL) {
 					struct rte_ring *q = ns->queue;
@@ -334,6 +335,14 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 					os->head = NULL;
 				}
 			}
+			/*
+			 * New to the window promise at a reload (or a new pod): full from
+			 * this boundary on, not from when the reload was prepared, since up
+			 * to now the pod ran under limits the budget did not see.
+			 */
+			if (ns->window != NULL && !carried && old != NULL)
+				pc_wb_init(ns->window, &nt->cfg.pods[p].limits, nt->cfg.window_ns,
+					   pc_dp.hz, now);
 			if (ns->head != NULL) {
 				ns->active_slot = UINT32_MAX;
 				activate(w, ns, p * PC_DIR_COUNT + d);
