@@ -11,12 +11,16 @@ the ledger covers to end, forwarding nothing, while its buckets fill. In
 the first window after that idle the envelope pod passes what its bucket
 gathered plus cap x window, more than cap x window; the window pod passes
 at most cap x window in every window, and still close to it once its full
-start is over. podcap-verify accepts the log, names each pod's promise, and
-refuses it against a pod map that declares the other promise for pod-w.
+start is over. A reload then holds pod-e to the window promise as well:
+from the window it comes into force, pod-e too stays within cap x window.
+podcap-verify, given both pod maps, accepts the log and names each pod's
+promises; it refuses the log against a map that declares the envelope for
+pod-w.
 """
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,6 +60,7 @@ pods:
   - id: pod-e
     uplink: up0
     prefixes: [10.0.0.64/26]
+    promise: {promise_e}
 """
 
 
@@ -73,10 +78,10 @@ def wait_early_in_window():
         time.sleep(0.01)
 
 
-def verify(pd, podmap=None):
+def verify(pd, *podmaps):
     args = [VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--json"]
-    if podmap:
-        args += ["--pod-map", podmap]
+    for m in podmaps:
+        args += ["--pod-map", m]
     r = subprocess.run(args, capture_output=True, text=True)
     try:
         return r.returncode, json.loads(r.stdout)
@@ -95,8 +100,11 @@ def main():
         write_pcap(f"{d}/empty.pcap", [])
         pd = Podcapd(PODCAPD, KEYGEN, d, "window")
         config = pd.appliance_yaml() + MAP.format(d=d, pid=os.getpid(), window=WINDOW_S,
-                                                   promise="{promise}")
-        pd.write_config(config.format(promise="window"))
+                                                   promise="{promise}", promise_e="{promise_e}")
+        first_map = f"{d}/first.yaml"
+        with open(first_map, "w") as f:
+            f.write(config.format(promise="window", promise_e="envelope"))
+        pd.write_config(config.format(promise="window", promise_e="envelope"))
         if not check(pd.start(), "podcapd starts, the pod port replaying its frames"):
             print(pd.log())
             return check.finish()
@@ -107,12 +115,17 @@ def main():
         if not check(pd.start(), "podcapd starts again on the same ledger"):
             print(pd.log())
             return check.finish()
+        time.sleep(2 * WINDOW_S)
+        # a reload holds pod-e to the window promise too: a new budget, full from the boundary
+        pd.write_config(config.format(promise="window", promise_e="window"))
+        pd.signal(signal.SIGHUP)
+        check(pd.wait_log("in force from the next window", 10), "the reload to the window promise is accepted")
         time.sleep(4 * WINDOW_S)
         check(pd.stop() == 0, "podcapd stops again")
         text, log = pd.stdout(), pd.log()
-        rc, rep = verify(pd, pd.config)
+        rc, rep = verify(pd, first_map, pd.config)
         with open(f"{d}/envelope.yaml", "w") as f:
-            f.write(config.format(promise="envelope"))
+            f.write(config.format(promise="envelope", promise_e="envelope"))
         rc_other, rep_other = verify(pd, f"{d}/envelope.yaml")
         rc_bare, rep_bare = verify(pd)
 
@@ -126,6 +139,12 @@ def main():
           f"pod-e (envelope), the first window after the idle: {after} B > cap x window "
           f"= {BUDGET} B (its bucket's fill + cap x window)")
     check(max(p for _, p in e) <= 2 * BUDGET, "pod-e never passes more than burst + cap x window")
+    reloads = [ev["time"] for ev in rep.get("events", []) if ev.get("event") == "reload"]
+    check(len(reloads) == 1, f"the log has the reload ({reloads})")
+    after_reload = [(label, p) for label, p in e if reloads and label >= reloads[0]]
+    check(len(after_reload) >= 2, f"pod-e windows after the reload: {after_reload}")
+    for label, passed in after_reload:
+        check(passed <= BUDGET, f"pod-e (window since the reload) {label}: {passed} B <= {BUDGET} B")
     # not needlessly strict: past its full start, a window passes close to the budget
     check(max((p for _, p in w), default=0) >= BUDGET * 9 // 10,
           f"pod-w passes close to cap x window in some window (peak {max((p for _, p in w), default=0)} B)")
@@ -136,8 +155,8 @@ def main():
           f"{[f.get('message') for f in rep.get('failures', [])][:3]}")
     check(pods.get(("pod-w", "up"), {}).get("promises") == ["window"],
           "the report holds pod-w to the window promise")
-    check(pods.get(("pod-e", "up"), {}).get("promises") == ["envelope"],
-          "the report holds pod-e to the envelope")
+    check(pods.get(("pod-e", "up"), {}).get("promises") == ["envelope", "window"],
+          "the report holds pod-e to the envelope, then (the reload) to the window promise")
     check(pods.get(("pod-w", "up"), {}).get("peak_bytes", BUDGET + 1) <= BUDGET,
           "the report's peak window of pod-w is within cap x window")
     check(pods.get(("pod-e", "up"), {}).get("peak_bytes", 0) > BUDGET,
