@@ -166,17 +166,6 @@ verify(bool declared, const struct pc_test_log *lg)
 	return pc_test_verify_signed(&o, key, lg);
 }
 
-static void
-print_failures(const struct pc_verify *v)
-{
-	for (size_t i = 0; i < pc_verify_nfailures(v) && i < PC_VERIFY_MAX_KEPT; i++) {
-		const struct pc_verify_failure *f = pc_verify_failure_at(v, i);
-
-		print_message("  %s: record %lld: %s\n", pc_verify_check_name(f->check),
-			      (long long)f->record, f->msg);
-	}
-}
-
 /* The log is refused, first by check c at `record` saying `says`. */
 static void
 refused(bool declared, const struct pc_test_log *lg, enum pc_verify_check c, int64_t record,
@@ -186,7 +175,7 @@ refused(bool declared, const struct pc_test_log *lg, enum pc_verify_check c, int
 	const struct pc_verify_failure *f = pc_verify_find(v, c);
 
 	if (f == NULL || f->record != record || strstr(f->msg, says) == NULL) {
-		print_failures(v);
+		pc_test_print_failures(v);
 		fail_msg("expected %s at record %lld saying '%s'", pc_verify_check_name(c),
 			 (long long)record, says);
 	}
@@ -205,70 +194,33 @@ pods_of(char *json)
 	return from;
 }
 
+/* The resumed run's failures and pods (with the promises the state carries) are the full run's. */
+static void
+same_verdict(const struct pc_verify *full, const struct pc_verify *inc, size_t n)
+{
+	char *a = pc_test_report(full, true), *b = pc_test_report(inc, true);
+
+	(void)n;
+	assert_int_equal(pc_verify_nfailures(inc), pc_verify_nfailures(full));
+	for (size_t i = 0; i < pc_verify_nfailures(full); i++) {
+		assert_int_equal(pc_verify_failure_at(inc, i)->record,
+				 pc_verify_failure_at(full, i)->record);
+		assert_string_equal(pc_verify_failure_at(inc, i)->msg,
+				    pc_verify_failure_at(full, i)->msg);
+	}
+	assert_non_null(strstr(b, "\"pod\": \"pod-w\", \"dir\": \"up\""));
+	assert_string_equal(pods_of(a), pods_of(b));
+	free(a);
+	free(b);
+}
+
 /* For every split point, a run resumed from the state the first k records left gives the full verdict. */
 static void
 every_split(bool declared, const struct pc_test_log *lg)
 {
 	struct pc_test_run o = run_of(declared);
-	struct pc_verify *full = verify(declared, lg);
-	char note[PC_NOTE_MAX];
 
-	for (size_t k = 1; k < lg->n; k++) {
-		size_t nl = pc_test_log_checkpoint(lg, k, key, note, sizeof(note));
-		struct pc_verify *pre = pc_test_verify(&o, note, nl, lg);
-		char *st;
-		size_t stlen;
-
-		if (pc_verify_state_save(pre, &st, &stlen) < 0) {
-			assert_true(pc_verify_nfailures(full) > 0);
-			pc_verify_free(pre);
-			continue;
-		}
-		pc_verify_free(pre);
-		struct pc_test_run ro = o;
-		ro.state = st;
-		ro.state_len = stlen;
-		struct pc_verify *inc = pc_test_verify_signed(&ro, key, lg);
-		assert_int_equal(pc_verify_resume_at(inc), k);
-		assert_int_equal(pc_verify_nfailures(inc), pc_verify_nfailures(full));
-		for (size_t i = 0; i < pc_verify_nfailures(full); i++) {
-			assert_int_equal(pc_verify_failure_at(inc, i)->record,
-					 pc_verify_failure_at(full, i)->record);
-			assert_string_equal(pc_verify_failure_at(inc, i)->msg,
-					    pc_verify_failure_at(full, i)->msg);
-		}
-		/* the promises the report names come with the state */
-		char *a = NULL, *b = NULL;
-		size_t al = 0, bl = 0;
-		FILE *fa = open_memstream(&a, &al), *fb = open_memstream(&b, &bl);
-		pc_verify_print_json(full, fa);
-		pc_verify_print_json(inc, fb);
-		fclose(fa);
-		fclose(fb);
-		assert_non_null(strstr(b, "\"pod\": \"pod-w\", \"dir\": \"up\""));
-		assert_string_equal(pods_of(a), pods_of(b));
-		free(a);
-		free(b);
-		pc_verify_free(inc);
-		free(st);
-	}
-	pc_verify_free(full);
-}
-
-static char *
-report(const struct pc_verify *v, bool json)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	assert_non_null(f);
-	if (json)
-		pc_verify_print_json(v, f);
-	else
-		pc_verify_print_text(v, f);
-	fclose(f);
-	return text;
+	pc_test_every_split(&o, key, lg, same_verdict);
 }
 
 static void
@@ -282,9 +234,9 @@ test_honest(void **state)
 		struct pc_verify *v = verify(m == 0, &l.lg);
 
 		if (pc_verify_nfailures(v) != 0)
-			print_failures(v);
+			pc_test_print_failures(v);
 		assert_int_equal(pc_verify_nfailures(v), 0);
-		char *t = report(v, false), *j = report(v, true);
+		char *t = pc_test_report(v, false), *j = pc_test_report(v, true);
 		assert_non_null(strstr(t,
 				       "\npromise envelope (at most burst + cap x T over any "
 				       "interval T): pod-e\n"));

@@ -261,16 +261,28 @@ test_steady_stream(void **state)
 	}
 }
 
+/* An 8 Mbit/s police pod with a 1 s window from tick t0, and a full bucket that never binds. */
+static void
+small_pod(struct pc_window_budget *w, struct pc_bucket *b, struct pc_limits *wl, uint64_t hz,
+	  uint64_t t0)
+{
+	const struct pc_limits bl = { .cap_bps = 1000000000,
+				      .burst_bytes = UINT32_MAX,
+				      .mode = PC_MODE_POLICE };
+
+	*wl = (struct pc_limits){ .cap_bps = 8000000,
+				  .mode = PC_MODE_POLICE,
+				  .promise = PC_PROMISE_WINDOW };
+	pc_bucket_init(b, &bl, hz, 0);
+	b->level = b->depth;
+	pc_wb_init(w, wl, PC_NS_PER_SEC, hz, t0);
+}
+
 /* It starts full: nothing passes for a window (and a slot) after init, then the budget does. */
 static void
 test_starts_full(void **state)
 {
-	struct pc_limits wl = { .cap_bps = 8000000,
-				.mode = PC_MODE_POLICE,
-				.promise = PC_PROMISE_WINDOW };
-	struct pc_limits bl = { .cap_bps = 1000000000,
-				.burst_bytes = UINT32_MAX,
-				.mode = PC_MODE_POLICE };
+	struct pc_limits wl;
 
 	(void)state;
 	for (size_t h = 0; h < 3; h++) {
@@ -279,9 +291,7 @@ test_starts_full(void **state)
 		struct pc_bucket b;
 		uint64_t sum = 0;
 
-		pc_bucket_init(&b, &bl, hz, 0);
-		b.level = b.depth;
-		pc_wb_init(&w, &wl, PC_NS_PER_SEC, hz, t0);
+		small_pod(&w, &b, &wl, hz, t0);
 		assert_int_equal(w.budget, 1000000);
 		assert_int_equal(pc_wb_admit(&w, &b, t0 + wt - 1, 64), PC_VERDICT_DROP);
 		assert_int_equal(
@@ -298,20 +308,13 @@ test_starts_full(void **state)
 static void
 test_reconfigure(void **state)
 {
-	struct pc_limits wl = { .cap_bps = 8000000,
-				.mode = PC_MODE_POLICE,
-				.promise = PC_PROMISE_WINDOW };
-	struct pc_limits bl = { .cap_bps = 1000000000,
-				.burst_bytes = UINT32_MAX,
-				.mode = PC_MODE_POLICE };
+	struct pc_limits wl;
 	struct pc_window_budget w;
 	struct pc_bucket b;
 	uint64_t hz = HZ_NS, t;
 
 	(void)state;
-	pc_bucket_init(&b, &bl, hz, 0);
-	b.level = b.depth;
-	pc_wb_init(&w, &wl, PC_NS_PER_SEC, hz, 0);
+	small_pod(&w, &b, &wl, hz, 0);
 	t = PC_WB_RING * w.slot_ticks;
 	for (int i = 0; i < 800; i++)
 		assert_int_equal(pc_wb_admit(&w, &b, t, 1000), PC_VERDICT_PASS);
@@ -330,20 +333,13 @@ test_reconfigure(void **state)
 static void
 test_clock_edges(void **state)
 {
-	struct pc_limits wl = { .cap_bps = 8000000,
-				.mode = PC_MODE_POLICE,
-				.promise = PC_PROMISE_WINDOW };
-	struct pc_limits bl = { .cap_bps = 1000000000,
-				.burst_bytes = UINT32_MAX,
-				.mode = PC_MODE_POLICE };
+	struct pc_limits wl;
 	struct pc_window_budget w;
 	struct pc_bucket b;
 	uint64_t t = UINT64_MAX / 2;
 
 	(void)state;
-	pc_bucket_init(&b, &bl, HZ_TSC, 0);
-	b.level = b.depth;
-	pc_wb_init(&w, &wl, PC_NS_PER_SEC, HZ_TSC, t);
+	small_pod(&w, &b, &wl, HZ_TSC, t);
 	assert_int_equal(pc_wb_admit(&w, &b, t - 1000000, 64), PC_VERDICT_DROP);
 	assert_int_equal(pc_wb_admit(&w, &b, 0, 64), PC_VERDICT_DROP);
 	assert_int_equal(pc_wb_admit(&w, &b, UINT64_MAX, 64), PC_VERDICT_PASS);
