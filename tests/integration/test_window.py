@@ -27,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemon import Checks, Podcapd  # noqa: E402
+from daemon import Checks, Podcapd, query_telemetry  # noqa: E402
 from frames import ETH_IPV4, eth, ipv4_packet, write_pcap  # noqa: E402
 
 PODCAPD = os.environ.get("PODCAPD") or sys.argv[1]
@@ -116,6 +116,9 @@ def main():
             print(pd.log())
             return check.finish()
         time.sleep(2 * WINDOW_S)
+        shown = [(query_telemetry(f"window-{os.getpid()}", f"/podcap/pod,{pod}") or {}).get("promise")
+                 for pod in ("pod-w", "pod-e")]
+        check(shown == ["window", "envelope"], f"telemetry shows each pod's promise ({shown})")
         # a reload holds pod-e to the window promise too: a new budget, full from the boundary
         pd.write_config(config.format(promise="window", promise_e="window"))
         pd.signal(signal.SIGHUP)
