@@ -69,11 +69,6 @@ struct pc_record {
 	int64_t step_ns;                   /* how far the wall clock moved against real time */
 };
 
-/*
- * Encodes into buf; returns the encoded length, or 0 if buf is too small.
- * Decoding checks every length and enum exactly; returns 0 or -1 with err.
- * Decoded pods/links are malloc'd; free with pc_record_free().
- */
 /* The mode byte of a pod held to these limits. */
 static inline uint8_t
 pc_record_mode(const struct pc_limits *lim)
@@ -82,6 +77,11 @@ pc_record_mode(const struct pc_limits *lim)
 			 (lim->promise == PC_PROMISE_WINDOW ? PC_POD_MODE_WINDOW : 0));
 }
 
+/*
+ * Encodes into buf; returns the encoded length, or 0 if buf is too small.
+ * Decoding checks every length and enum exactly; returns 0 or -1 with err.
+ * Decoded pods/links are malloc'd; free with pc_record_free().
+ */
 size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
 int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, struct pc_error *err);
 void pc_record_free(struct pc_record *r);
