@@ -9,7 +9,9 @@
  *	                   and fork (checks 2, 3, 8)
  *	verify_records.c   the sequence of records and the pod map (checks 5, 6)
  *	verify_totals.c    pods and links by id, and what each passed and dropped
- *	verify_envelope.c  burst + cap x time over runs of windows (check 7)
+ *	verify_envelope.c  burst + cap x time over runs of windows (check 7),
+ *	                   and cap x window in each window of a pod held to the
+ *	                   window promise (check 14)
  *	verify_report.c    the text and JSON reports, and the number forms they use
  *	verify_state.c     the saved state: written after a clean run, read as
  *	                   hostile input

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The two promises side by side: a burst after idle.
 
-Two police-mode pods on one uplink, each with a cap of 1 Mbit/s and a burst
-of one window (3 s at the cap, 375,000 bytes), are offered far more than
-their cap without a pause (net_pcap infinite_rx). pod-w is held to the
-window promise, pod-e to the envelope. podcapd is stopped early in a window
+Three pods on one uplink, each with a cap of 1 Mbit/s and a burst of one
+window (3 s at the cap, 375,000 bytes), are offered far more than their
+cap without a pause (net_pcap infinite_rx). pod-w (police) and pod-s
+(shape: its queue must not carry it past the budget either) are held to
+the window promise, pod-e (police) to the envelope. podcapd is stopped early in a window
 and started again on the same ledger: the new podcapd waits for the window
 the ledger covers to end, forwarding nothing, while its buckets fill. In
 the first window after that idle the envelope pod passes what its bucket
@@ -61,13 +62,18 @@ pods:
     uplink: up0
     prefixes: [10.0.0.64/26]
     promise: {promise_e}
+  - id: pod-s
+    uplink: up0
+    prefixes: [10.0.0.128/26]
+    mode: shape
+    promise: window
 """
 
 
 def records(text):
     """{pod: [(label, passed bytes)]} of direction up, in order."""
     out = {}
-    for m in re.finditer(r"^window (\S+) (pod-[we]) up passed (\d+) ", text, re.M):
+    for m in re.finditer(r"^window (\S+) (pod-[wes]) up passed (\d+) ", text, re.M):
         out.setdefault(m[2], []).append((m[1], int(m[3])))
     return out
 
@@ -96,6 +102,7 @@ def main():
         for i in range(16):
             frames.append(eth(ETH_IPV4, ipv4_packet(f"10.0.0.{1 + i}", "192.0.2.1", FRAME - 14)))
             frames.append(eth(ETH_IPV4, ipv4_packet(f"10.0.0.{65 + i}", "192.0.2.1", FRAME - 14)))
+            frames.append(eth(ETH_IPV4, ipv4_packet(f"10.0.0.{129 + i}", "192.0.2.1", FRAME - 14)))
         write_pcap(f"{d}/in.pcap", frames)
         write_pcap(f"{d}/empty.pcap", [])
         pd = Podcapd(PODCAPD, KEYGEN, d, "window")
@@ -148,6 +155,12 @@ def main():
     check(len(after_reload) >= 2, f"pod-e windows after the reload: {after_reload}")
     for label, passed in after_reload:
         check(passed <= BUDGET, f"pod-e (window since the reload) {label}: {passed} B <= {BUDGET} B")
+    sh = recs.get("pod-s", [])
+    check(len(sh) == len(w), f"pod-s (shape, window) logged too ({len(sh)})")
+    for label, passed in sh:
+        check(passed <= BUDGET, f"pod-s (shape, window) {label}: {passed} B <= {BUDGET} B")
+    check(max((p for _, p in sh), default=0) >= BUDGET * 9 // 10,
+          f"pod-s passes close to cap x window in some window (peak {max((p for _, p in sh), default=0)} B)")
     # not needlessly strict: past its full start, a window passes close to the budget
     check(max((p for _, p in w), default=0) >= BUDGET * 9 // 10,
           f"pod-w passes close to cap x window in some window (peak {max((p for _, p in w), default=0)} B)")
