@@ -302,6 +302,8 @@ void pcv_window_check(struct pc_verify *v, uint64_t index, const struct pc_recor
 		      const struct pc_record_pod *p, int d);
 /* The promise a mode byte holds a pod to: "envelope" or "window". */
 const char *pcv_promise_name(uint8_t mode);
+/* The promises of podsum.promises: "envelope", "window", "envelope, window" ("" for none). */
+const char *pcv_promises_label(uint8_t promises);
 
 /* ---- the policy (verify_policy.c) ---- */
 

@@ -249,6 +249,14 @@ test_honest(void **state)
 				       "\"promises\": [\"window\"]}"));
 		assert_non_null(strstr(j, "\"promises\": [\"envelope\"]}"));
 		assert_non_null(strstr(j, "\"window\": 0}"));
+		char *h = NULL;
+		size_t hl = 0;
+		FILE *hf = open_memstream(&h, &hl);
+		pc_verify_print_html(v, hf);
+		fclose(hf);
+		assert_non_null(strstr(h, "<td data-k=\"promise\">window</td>"));
+		assert_non_null(strstr(h, "<td data-k=\"promise\">envelope</td>"));
+		free(h);
 		free(t);
 		free(j);
 		pc_verify_free(v);
