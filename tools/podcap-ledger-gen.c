@@ -136,7 +136,7 @@ fill_pod(const struct gen *g, struct pc_record_pod *rp, unsigned p, bool counter
 	snprintf(rp->uplink, sizeof(rp->uplink), "%s", g->cfg->uplinks[pod->uplink].name);
 	rp->cap_bps = pod->limits.cap_bps;
 	rp->burst_bytes = pod->limits.burst_bytes;
-	rp->mode = (uint8_t)pod->limits.mode;
+	rp->mode = pc_record_mode(&pod->limits);
 	if (!counters)
 		return;
 	for (int d = 0; d < PC_DIR_COUNT; d++) {

@@ -85,14 +85,16 @@ pc_bucket_cost(const struct pc_bucket *b, uint64_t bytes)
  * frame queues behind the backlog; it is refused (DROP) when it would have
  * to wait longer than queue_delay. On QUEUE the caller must either hold the
  * frame and later pass it through pc_bucket_release(), or, if it has no room
- * to hold it, give it back with pc_bucket_unqueue().
+ * to hold it, give it back with pc_bucket_unqueue(). pc_bucket_admit_if()
+ * with may_pass false treats the frame as one the bucket cannot pay for yet
+ * (another limit, window_budget.h, holds it back).
  */
 static inline enum pc_verdict
-pc_bucket_admit(struct pc_bucket *b, uint64_t now, uint64_t bytes)
+pc_bucket_admit_if(struct pc_bucket *b, uint64_t now, uint64_t bytes, bool may_pass)
 {
 	pc_bucket_refill(b, now);
 	pc_u128 cost = pc_bucket_cost(b, bytes);
-	if (b->backlog_frames == 0 && b->level >= cost) {
+	if (may_pass && b->backlog_frames == 0 && b->level >= cost) {
 		b->level -= cost;
 		return PC_VERDICT_PASS;
 	}
@@ -112,6 +114,12 @@ pc_bucket_admit(struct pc_bucket *b, uint64_t now, uint64_t bytes)
 	b->backlog_bytes += bytes;
 	b->backlog_frames++;
 	return PC_VERDICT_QUEUE;
+}
+
+static inline enum pc_verdict
+pc_bucket_admit(struct pc_bucket *b, uint64_t now, uint64_t bytes)
+{
+	return pc_bucket_admit_if(b, now, bytes, true);
 }
 
 static inline void

@@ -37,12 +37,19 @@ struct pc_prefix {
 	struct pc_mark mark;
 };
 
+/* What the pod is held to (docs/bucket.md, "The two promises"). */
+enum pc_promise {
+	PC_PROMISE_ENVELOPE = 0, /* burst + cap x T over any interval T: the token bucket */
+	PC_PROMISE_WINDOW = 1,   /* also at most cap x window in every interval of one window */
+};
+
 /* Enforcement parameters of one pod; the same in both directions. */
 struct pc_limits {
 	uint64_t cap_bps;        /* bits/s of L2 frame bytes (no FCS, no preamble) */
 	uint64_t burst_bytes;    /* token-bucket depth */
 	enum pc_mode mode;
 	uint64_t queue_delay_ns; /* shape mode: longest a frame may wait */
+	enum pc_promise promise;
 };
 
 struct pc_uplink {

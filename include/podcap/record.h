@@ -29,12 +29,20 @@ enum pc_record_type {
 	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
 };
 
+/*
+ * A pod block's mode byte: bit 0 the enum pc_mode, bit 1 the window
+ * promise (docs/bucket.md); any other bit makes the record invalid.
+ */
+#define PC_POD_MODE_POLICE 0x01
+#define PC_POD_MODE_WINDOW 0x02
+#define PC_POD_MODE_BITS   (PC_POD_MODE_POLICE | PC_POD_MODE_WINDOW)
+
 struct pc_record_pod {
 	char id[PC_ID_LEN];
 	char uplink[PC_ID_LEN];
 	uint64_t cap_bps;
 	uint64_t burst_bytes;
-	uint8_t mode;                      /* enum pc_mode */
+	uint8_t mode; /* PC_POD_MODE_* bits */
 	struct pc_pod_ctr dir[PC_DIR_COUNT];
 };
 
@@ -65,6 +73,14 @@ struct pc_record {
 	uint64_t not_before_ns;           /* its validity, whole seconds */
 	uint64_t not_after_ns;
 };
+
+/* The mode byte of a pod held to these limits. */
+static inline uint8_t
+pc_record_mode(const struct pc_limits *lim)
+{
+	return (uint8_t)((lim->mode == PC_MODE_POLICE ? PC_POD_MODE_POLICE : 0) |
+			 (lim->promise == PC_PROMISE_WINDOW ? PC_POD_MODE_WINDOW : 0));
+}
 
 /*
  * Encodes into buf; returns the encoded length, or 0 if buf is too small.

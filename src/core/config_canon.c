@@ -101,6 +101,9 @@ emit_pod(struct sink *s, const struct pc_config *cfg, const struct pc_pod *p)
 	emit(s, "burst_bytes %" PRIu64 "\n", p->limits.burst_bytes);
 	emit(s, "mode %s\n", mode_name(p->limits.mode));
 	emit(s, "queue_delay_ns %" PRIu64 "\n", p->limits.queue_delay_ns);
+	/* only when not the default, so that maps without the key keep their digests */
+	if (p->limits.promise == PC_PROMISE_WINDOW)
+		emit(s, "promise window\n");
 	for (i = 0; i < p->nprefixes; i++)
 		pfx[i] = &p->prefixes[i];
 	qsort(pfx, p->nprefixes, sizeof(pfx[0]), cmp_prefix_ptr);

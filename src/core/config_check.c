@@ -16,6 +16,7 @@
 
 #include "podcap/config.h"
 #include "podcap/units.h"
+#include "podcap/window_budget.h"
 
 #include "config_impl.h"
 
@@ -285,6 +286,7 @@ resolve_limits(struct ctx *c)
 	dl->cap_bps = d->cap_bps;
 	dl->mode = d->mode;
 	dl->queue_delay_ns = d->queue_delay_ns;
+	dl->promise = d->promise;
 	if (burst_bytes(d->cap_bps, d, &dl->burst_bytes) < 0)
 		return cfg_fail_at(c, cfg_key_mark(c, c->defaults_node, "burst"),
 				   "burst in defaults is out of range");
@@ -297,6 +299,7 @@ resolve_limits(struct ctx *c)
 		l->mode = declares(c, ps->node, "mode") ? s->mode : d->mode;
 		l->queue_delay_ns = declares(c, ps->node, "queue_delay") ? s->queue_delay_ns :
 		    d->queue_delay_ns;
+		l->promise = declares(c, ps->node, "promise") ? s->promise : d->promise;
 		if (burst_bytes(l->cap_bps, declares(c, ps->node, "burst") ? s : d,
 				&l->burst_bytes) < 0)
 			return cfg_fail_at(c, burst_origin(c, ps),
@@ -308,6 +311,14 @@ resolve_limits(struct ctx *c)
 					   "less than max_frame (%" PRIu32 " bytes)",
 					   ps->pod.id, l->burst_bytes,
 					   c->cfg.max_frame);
+		if (l->promise == PC_PROMISE_WINDOW &&
+		    pc_wb_budget_bytes(l->cap_bps, c->cfg.window_ns) < c->cfg.max_frame)
+			return cfg_fail_at(
+			    c, ps->pod.mark,
+			    "pod '%s' is held to the window promise, but cap x window "
+			    "is %" PRIu64 " bytes, less than max_frame (%" PRIu32 " bytes)",
+			    ps->pod.id, pc_wb_budget_bytes(l->cap_bps, c->cfg.window_ns),
+			    c->cfg.max_frame);
 	}
 	return 0;
 }

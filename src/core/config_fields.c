@@ -239,6 +239,23 @@ handle_mode(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 }
 
 static int
+handle_promise(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	enum pc_promise *promise = dst;
+	const char *s;
+
+	if (cfg_get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (strcmp(s, "envelope") == 0)
+		*promise = PC_PROMISE_ENVELOPE;
+	else if (strcmp(s, "window") == 0)
+		*promise = PC_PROMISE_WINDOW;
+	else
+		return cfg_fail_value(c, f->key, v, "use envelope or window");
+	return 0;
+}
+
+static int
 handle_gpus(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	unsigned *gpus = dst;
@@ -419,6 +436,7 @@ static const struct field limits_fields[] = {
 	{ "burst", handle_burst, 0, sizeof(struct limits_spec), false },
 	FIELD("mode", handle_mode, struct limits_spec, mode, false),
 	QUANTITY("queue_delay", struct limits_spec, queue_delay_ns, &queue_delay, false),
+	FIELD("promise", handle_promise, struct limits_spec, promise, false),
 	END_OF_FIELDS,
 };
 
@@ -447,6 +465,7 @@ static const struct field pod_fields[] = {
 	FIELD("burst", handle_burst, struct pod_state, lim, false),
 	FIELD("mode", handle_mode, struct pod_state, lim.mode, false),
 	QUANTITY("queue_delay", struct pod_state, lim.queue_delay_ns, &queue_delay, false),
+	FIELD("promise", handle_promise, struct pod_state, lim.promise, false),
 	END_OF_FIELDS,
 };
 

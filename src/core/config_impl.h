@@ -35,6 +35,7 @@ struct limits_spec {
 	bool burst_is_time;		/* resolved against the pod's own cap */
 	enum pc_mode mode;
 	uint64_t queue_delay_ns;
+	enum pc_promise promise;
 };
 
 struct uplink_state {

@@ -148,8 +148,8 @@ record_check(const struct pc_record *r, struct pc_error *err)
 			return pc_error_set(err, "pod id is not [A-Za-z0-9._-]{1,63}");
 		if (!pc_id_valid(p->uplink))
 			return pc_error_set(err, "uplink name is not [A-Za-z0-9._-]{1,63}");
-		if (p->mode != PC_MODE_SHAPE && p->mode != PC_MODE_POLICE)
-			return pc_error_set(err, "unknown pod mode");
+		if ((p->mode & ~PC_POD_MODE_BITS) != 0)
+			return pc_error_set(err, "unknown pod mode bits");
 		if (r->type != PC_REC_WINDOW)
 			for (int d = 0; d < PC_DIR_COUNT; d++)
 				if (!pod_ctr_zero(&p->dir[d]))

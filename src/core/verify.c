@@ -43,6 +43,7 @@ static const char *const check_names[PC_VC_COUNT] = {
 	[PC_VC_LIMIT] = "limit",
 	[PC_VC_BUILD] = "build",
 	[PC_VC_COUNTERS] = "counters",
+	[PC_VC_WINDOW] = "window",
 };
 
 const char *

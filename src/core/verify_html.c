@@ -251,7 +251,8 @@ html_pods(const struct pc_verify *v, FILE *f)
 {
 	fputs("<section id=\"pods\">\n<h2>Pods</h2>\n<table id=\"pod-table\">\n<tr><th>pod</th>"
 	      "<th>dir</th><th>windows</th><th>bytes</th><th>frames</th><th>peak bytes</th>"
-	      "<th>peak window</th><th>peak &permil; of cap</th><th>windows at cap</th></tr>\n",
+	      "<th>peak window</th><th>peak &permil; of cap</th><th>windows at cap</th>"
+	      "<th>promise</th></tr>\n",
 	      f);
 	for (uint32_t i = 0; i < v->npods; i++)
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
@@ -275,6 +276,7 @@ html_pods(const struct pc_verify *v, FILE *f)
 			else
 				fputs("<td data-k=\"peak_permille\"></td>", f);
 			td_u64(f, "windows_at_cap", t->at_cap);
+			td_str(f, "promise", pcv_promises_label(v->pods[i].promises));
 			fputs("</tr>\n", f);
 		}
 	fputs("</table>\n<h3>Drops by reason</h3>\n<table id=\"drop-table\">\n<tr><th>pod</th>"

@@ -9,7 +9,9 @@
  *	                   and fork (checks 2, 3, 8)
  *	verify_records.c   the sequence of records and the pod map (checks 5, 6)
  *	verify_totals.c    pods and links by id, and what each passed and dropped
- *	verify_envelope.c  burst + cap x time over runs of windows (check 7)
+ *	verify_envelope.c  burst + cap x time over runs of windows (check 7),
+ *	                   and cap x window in each window of a pod held to the
+ *	                   window promise (check 14)
  *	verify_report.c    the text and JSON reports, and the number forms they use
  *	verify_state.c     the saved state: written after a clean run, read as
  *	                   hostile input
@@ -94,7 +96,12 @@ struct podsum {
 	struct pc_verify_totals t[PC_DIR_COUNT];
 	struct env env[PC_DIR_COUNT];
 	uint64_t stamp;            /* last START/RELOAD that listed it: finds duplicates */
+	uint8_t promises;          /* PROMISE_* of every START/RELOAD that listed it */
 };
+
+/* The promises a pod was held to (podsum.promises). */
+#define PROMISE_ENVELOPE 1u
+#define PROMISE_WINDOW   2u
 
 struct linksum {
 	char name[PC_ID_LEN];
@@ -301,6 +308,13 @@ void pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index,
 void pcv_env_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r);
 /* At the end of the log: reports the worst interval of every run still open. */
 void pcv_env_finish(struct pc_verify *v);
+/* The window promise: pod p of WINDOW r, direction d, within cap x window a window (check 14). */
+void pcv_window_check(struct pc_verify *v, uint64_t index, const struct pc_record *r,
+		      const struct pc_record_pod *p, int d);
+/* The promise a mode byte holds a pod to: "envelope" or "window". */
+const char *pcv_promise_name(uint8_t mode);
+/* The promises of podsum.promises: "envelope", "window", "envelope, window" ("" for none). */
+const char *pcv_promises_label(uint8_t promises);
 
 /* ---- the policy (verify_policy.c) ---- */
 
@@ -374,7 +388,7 @@ bool pcv_age_stated(const struct pc_verify *v);
 
 /* ---- the saved state: written by verify_state.c, read by verify_resume.c ---- */
 
-#define STATE_MAGIC "podcap-verify-state 5\n"
+#define STATE_MAGIC  "podcap-verify-state 6\n"
 #define STATE_OLDER "podcap-verify-state "   /* another version: its checkpoint alone is used */
 #define SUM_TAG "sum "
 #define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)

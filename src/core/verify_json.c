@@ -103,7 +103,12 @@ json_pod(FILE *f, const struct pc_verify *v, uint64_t i)
 		fprintf(f, "%s\"%s\": ", k ? ", " : "", pc_pod_drop_name((enum pc_pod_drop)k));
 		json_drops(f, t->drop_frames[k], t->drop_bytes[k]);
 	}
-	fprintf(f, "}}");
+	fprintf(f, "}, \"promises\": [");
+	if (ps->promises & PROMISE_ENVELOPE)
+		fprintf(f, "\"envelope\"%s", ps->promises & PROMISE_WINDOW ? ", " : "");
+	if (ps->promises & PROMISE_WINDOW)
+		fprintf(f, "\"window\"");
+	fprintf(f, "]}");
 }
 
 static void

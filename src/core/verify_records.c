@@ -49,15 +49,20 @@ check_podmap_pods(struct pc_verify *v, uint64_t index, const struct pc_record *r
 			continue;
 		}
 		const struct pc_pod *cp = &c->pods[j];
+		uint8_t mode = pc_record_mode(&cp->limits);
+
 		if (strcmp(c->uplinks[cp->uplink].name, p->uplink) != 0 ||
 		    cp->limits.cap_bps != p->cap_bps || cp->limits.burst_bytes != p->burst_bytes ||
-		    (uint8_t)cp->limits.mode != p->mode)
-			pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r, "pod %s: uplink %s cap %"
-				 PRIu64 " bit/s burst %" PRIu64 " bytes mode %u, the pod map says "
-				 "uplink %s cap %" PRIu64 " bit/s burst %" PRIu64 " bytes mode %u",
+		    mode != p->mode)
+			pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r,
+				 "pod %s: uplink %s cap %" PRIu64 " bit/s burst %" PRIu64
+				 " bytes mode %u (%s promise), the pod "
+				 "map says uplink %s cap %" PRIu64 " bit/s burst %" PRIu64 " bytes "
+				 "mode %u (%s promise)",
 				 p->id, p->uplink, p->cap_bps, p->burst_bytes, p->mode,
-				 c->uplinks[cp->uplink].name, cp->limits.cap_bps,
-				 cp->limits.burst_bytes, (unsigned)cp->limits.mode);
+				 pcv_promise_name(p->mode), c->uplinks[cp->uplink].name,
+				 cp->limits.cap_bps, cp->limits.burst_bytes, mode,
+				 pcv_promise_name(mode));
 	}
 }
 
@@ -93,6 +98,8 @@ set_inforce(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 			pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "pod %s is declared twice",
 				 p->id);
 		v->pods[v->inforce_sum[i]].stamp = index;
+		v->pods[v->inforce_sum[i]].promises |=
+		    p->mode & PC_POD_MODE_WINDOW ? PROMISE_WINDOW : PROMISE_ENVELOPE;
 	}
 	pcv_env_declare(v, index, r);
 	pcv_inforce_uplinks(v);

@@ -237,6 +237,24 @@ pod_row(struct table *t, size_t row, const struct podsum *ps, int d)
 		cell_drops(t, row, POD_COLS + (unsigned)k, tt->drop_frames[k], tt->drop_bytes[k]);
 }
 
+/* The pods held to one promise (a pod a reload moved to the other is named under both). */
+static void
+print_promises_text(const struct pc_verify *v, FILE *f, unsigned promise, const char *what)
+{
+	const char *sep = ": ";
+
+	for (uint32_t i = 0; i < v->npods; i++) {
+		if (!(v->pods[i].promises & promise))
+			continue;
+		if (sep[0] == ':')
+			fprintf(f, "promise %s", what);
+		fprintf(f, "%s%s", sep, v->pods[i].id);
+		sep = ", ";
+	}
+	if (sep[0] != ':')
+		fputc('\n', f);
+}
+
 static void
 print_pods_text(const struct pc_verify *v, FILE *f)
 {
@@ -257,6 +275,10 @@ print_pods_text(const struct pc_verify *v, FILE *f)
 	table_print(&t, "", f);
 	fprintf(f, "(drops in frames/bytes; peak/cap: the peak window's bytes over cap x window / 8;"
 		" at_cap: windows at 99%% of it or more)\n");
+	print_promises_text(v, f, PROMISE_ENVELOPE,
+			    "envelope (at most burst + cap x T over any interval T)");
+	print_promises_text(v, f, PROMISE_WINDOW,
+			    "window (also at most cap x window in every interval of one window)");
 }
 
 static void

@@ -151,15 +151,17 @@ static bool
 load_pod(struct pc_verify *v, struct lines *ls)
 {
 	char *s, id[PC_ID_LEN];
-	uint64_t dd, act, mixed;
+	uint64_t dd, act, mixed, promises;
 	char up[PC_ID_LEN];
 
-	if (!line_is(ls, "pod", &s) || !get_id(&s, id) || *s != '\0')
+	if (!line_is(ls, "pod", &s) || !get_id(&s, id) || !get_u64(&s, &promises) ||
+	    promises > (PROMISE_ENVELOPE | PROMISE_WINDOW) || *s != '\0')
 		return false;
 	uint32_t before = v->npods, i = pcv_pod_index(v, id);
 	if (i != before)
 		return false;   /* listed twice */
 	struct podsum *ps = &v->pods[i];
+	ps->promises = (uint8_t)promises;
 	for (int d = 0; d < PC_DIR_COUNT; d++) {
 		struct pc_verify_totals *t = &ps->t[d];
 		struct env *e = &ps->env[d];

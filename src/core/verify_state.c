@@ -51,7 +51,7 @@ put_hex(FILE *f, const uint8_t *b, size_t n)
 static void
 save_pod(FILE *f, const struct podsum *ps)
 {
-	fprintf(f, "pod %s\n", ps->id);
+	fprintf(f, "pod %s %u\n", ps->id, (unsigned)ps->promises);
 	for (int d = 0; d < PC_DIR_COUNT; d++) {
 		const struct pc_verify_totals *t = &ps->t[d];
 		const struct env *e = &ps->env[d];

@@ -195,6 +195,7 @@ account_pod(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 			t->at_cap++;
 		pcv_env_step(v, ps, d, index, r->window_start_ns, dur, c->pass_bytes, p->cap_bps,
 			     p->burst_bytes);
+		pcv_window_check(v, index, r, p, d);
 		if (v->series != NULL)
 			pcv_series_window(v, sum, d, r, p);
 	}

@@ -304,7 +304,7 @@ fill_pods(struct pc_record *r, const struct pc_table *t, const struct pc_window 
 		snprintf(rp->uplink, sizeof(rp->uplink), "%s", cfg->uplinks[cfg->pods[p].uplink].name);
 		rp->cap_bps = cfg->pods[p].limits.cap_bps;
 		rp->burst_bytes = cfg->pods[p].limits.burst_bytes;
-		rp->mode = (uint8_t)cfg->pods[p].limits.mode;
+		rp->mode = pc_record_mode(&cfg->pods[p].limits);
 		if (w != NULL)
 			memcpy(rp->dir, w->pod[p], sizeof(rp->dir));
 	}

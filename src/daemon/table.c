@@ -122,6 +122,40 @@ create_queue(unsigned generation, unsigned p, unsigned d, unsigned frames)
 	return r;
 }
 
+/*
+ * The window budgets of the pods held to the window promise, in one block
+ * (about 570 bytes a pod and direction): each starts full, now.
+ */
+static int
+create_windows(struct pc_table *t, uint64_t hz, uint64_t now)
+{
+	const struct pc_config *cfg = &t->cfg;
+	unsigned n = 0;
+
+	for (unsigned p = 0; p < cfg->npods; p++)
+		n += cfg->pods[p].limits.promise == PC_PROMISE_WINDOW;
+	if (n == 0)
+		return 0;
+	t->windows =
+	    rte_zmalloc("pc_windows", sizeof(*t->windows) * n * PC_DIR_COUNT, RTE_CACHE_LINE_SIZE);
+	if (t->windows == NULL) {
+		PC_LOG(ERR, "out of memory for %u window budgets\n", n * PC_DIR_COUNT);
+		return -1;
+	}
+	struct pc_window_budget *w = t->windows;
+	for (unsigned p = 0; p < cfg->npods; p++) {
+		const struct pc_limits *lim = &cfg->pods[p].limits;
+		if (lim->promise != PC_PROMISE_WINDOW)
+			continue;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++, w++) {
+			pc_wb_init(w, lim, cfg->window_ns, hz, now);
+			t->shapers[p * PC_DIR_COUNT + d].window = w;
+		}
+		t->uplinks[cfg->pods[p].uplink].windowed = true;
+	}
+	return 0;
+}
+
 static int
 create_shapers(struct pc_table *t, uint64_t hz)
 {
@@ -152,7 +186,7 @@ create_shapers(struct pc_table *t, uint64_t hz)
 			}
 		}
 	}
-	return 0;
+	return create_windows(t, hz, now);
 }
 
 struct pc_table *
@@ -241,6 +275,7 @@ pc_table_free(struct pc_table *t)
 			drain_shaper(&t->shapers[i]);
 		rte_free(t->shapers);
 	}
+	rte_free(t->windows);
 	rte_lpm_free(t->lpm4);
 	rte_lpm6_free(t->lpm6);
 	free(t->prev_index);

@@ -8,6 +8,7 @@
 #ifndef PODCAPD_TABLE_H
 #define PODCAPD_TABLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_lpm.h>
@@ -18,11 +19,13 @@
 #include "podcap/bucket.h"
 #include "podcap/classify.h"
 #include "podcap/config.h"
+#include "podcap/window_budget.h"
 
 #include "declared.h"
 
 struct pc_shaper {
 	struct pc_bucket bucket;
+	struct pc_window_budget *window; /* the window promise's budget, or NULL (envelope) */
 	struct rte_ring *queue;    /* shape mode: frames waiting for tokens (SP/SC) */
 	struct rte_mbuf *head;     /* the frame at the front, taken off the ring */
 	uint32_t active_slot;      /* index in the worker's active list, or UINT32_MAX */
@@ -36,6 +39,12 @@ struct pc_table_uplink {
 	uint16_t port[PC_DIR_COUNT];   /* rx port of each direction: up = pod port, down = fabric port */
 	int32_t only_pod;              /* pod assigned by uplink (one pod, no prefixes), or -1 */
 	unsigned worker;               /* index of the worker lcore that owns it */
+	/*
+	 * Some pod on it is held to the window promise. Read with the port ids
+	 * for every frame, so that a frame of an uplink with none never reads
+	 * pc_shaper.window, which lies on another cache line than the bucket.
+	 */
+	bool windowed;
 };
 
 struct pc_table {
@@ -47,6 +56,7 @@ struct pc_table {
 	struct rte_lpm6 *lpm6;
 	struct pc_table_uplink uplinks[PC_MAX_UPLINKS];
 	struct pc_shaper *shapers;     /* npods * PC_DIR_COUNT, [pod * 2 + dir] */
+	struct pc_window_budget *windows; /* those of the pods held to the window promise */
 	/*
 	 * Each pod's uplink, as in cfg.pods[p].uplink, packed: the worker reads
 	 * it for every frame, and a pc_pod is almost 2 KiB (its prefixes), so

@@ -168,6 +168,8 @@ cmd_pod(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, "mode",
 					     pod->limits.mode == PC_MODE_SHAPE ? "shape" : "police");
 		rte_tel_data_add_dict_u64(d, "queue_delay_ns", pod->limits.queue_delay_ns);
+		rte_tel_data_add_dict_string(
+		    d, "promise", pod->limits.promise == PC_PROMISE_WINDOW ? "window" : "envelope");
 		rte_tel_data_add_dict_string(d, "prefixes", prefixes);
 	}
 	pthread_mutex_unlock(&pc_dp.lock);

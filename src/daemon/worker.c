@@ -20,6 +20,7 @@
 #include "podcap/bucket.h"
 #include "podcap/classify.h"
 #include "podcap/counters.h"
+#include "podcap/window_budget.h"
 
 #include "dataplane.h"
 #include "log.h"
@@ -184,7 +185,10 @@ admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
 	 * cache miss that stalled the send loop. Started now, it overlaps.
 	 */
 	rte_prefetch0(&w->bank->pod[pod][d]);
-	switch (pc_bucket_admit(&s->bucket, now, len)) {
+	enum pc_verdict v = !t->uplinks[u].windowed || s->window == NULL
+	    ? pc_bucket_admit(&s->bucket, now, len)
+	    : pc_wb_admit(s->window, &s->bucket, now, len);
+	switch (v) {
 	case PC_VERDICT_PASS:
 		tx_stage(w, t, u, d, (uint32_t)pod, m, len);
 		return;
@@ -219,7 +223,8 @@ drain(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 
 		while (s->head != NULL) {
 			uint32_t len = rte_pktmbuf_pkt_len(s->head);
-			if (!pc_bucket_release(&s->bucket, now, len))
+			if (s->window == NULL ? !pc_bucket_release(&s->bucket, now, len)
+					      : !pc_wb_release(s->window, &s->bucket, now, len))
 				break;
 			tx_stage(w, t, u, d, pod, s->head, len);
 			if (s->queue == NULL || rte_ring_sc_dequeue(s->queue, (void **)&s->head) != 0)
@@ -311,10 +316,17 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 		int32_t op = (old != NULL && nt->prev == old) ? nt->prev_index[p] : -1;
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct pc_shaper *ns = &nt->shapers[p * PC_DIR_COUNT + d];
+			bool carried = false;
 			if (op >= 0) {
 				struct pc_shaper *os = &old->shapers[(uint32_t)op * PC_DIR_COUNT + d];
 				ns->bucket = os->bucket;
 				pc_bucket_reconfigure(&ns->bucket, &nt->cfg.pods[p].limits, now);
+				if (ns->window != NULL && os->window != NULL) {
+					*ns->window = *os->window;
+					pc_wb_reconfigure(ns->window, &nt->cfg.pods[p].limits,
+							  nt->cfg.window_ns, pc_dp.hz);
+					carried = true;
+				}
 				if (os->head != NULL) {
 					struct rte_ring *q = ns->queue;
 					ns->queue = os->queue;
@@ -323,6 +335,14 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 					os->head = NULL;
 				}
 			}
+			/*
+			 * New to the window promise at a reload (or a new pod): full from
+			 * this boundary on, not from when the reload was prepared, since up
+			 * to now the pod ran under limits the budget did not see.
+			 */
+			if (ns->window != NULL && !carried && old != NULL)
+				pc_wb_init(ns->window, &nt->cfg.pods[p].limits, nt->cfg.window_ns,
+					   pc_dp.hz, now);
 			if (ns->head != NULL) {
 				ns->active_slot = UINT32_MAX;
 				activate(w, ns, p * PC_DIR_COUNT + d);

@@ -427,6 +427,58 @@ test_digest_invariance(void **state)
 	free(tc);
 }
 
+/*
+ * promise: the defaults' applies unless a pod declares its own; only
+ * window appears in the canonical form, so a map that spells out the
+ * default envelope has the digest of one that does not name it.
+ */
+static void
+test_promise(void **state)
+{
+	static const char base[] = "appliance:\n  id: lab-1\nuplinks:\n  - name: up0\n"
+				   "    pod_port: net_null0\n    fabric_port: net_null1\n"
+				   "pods:\n  - id: pod-a\n    uplink: up0\n";
+	uint8_t a[PC_DIGEST_LEN], b[PC_DIGEST_LEN];
+	struct pc_config cfg;
+	struct pc_error err;
+	char text[512], *ta, *tb;
+
+	(void)state;
+	load_ok(GOOD_DIR "/promise.yaml", &cfg);
+	assert_int_equal(cfg.defaults.promise, PC_PROMISE_WINDOW);
+	assert_int_equal(pod(&cfg, "pod-a")->limits.promise, PC_PROMISE_WINDOW);
+	assert_int_equal(pod(&cfg, "pod-b")->limits.promise, PC_PROMISE_ENVELOPE);
+	ta = canonical(&cfg);
+	assert_non_null(strstr(ta, "pod pod-a\n"));
+	assert_non_null(
+	    strstr(ta, "queue_delay_ns 50000000\npromise window\nprefix 10.0.0.0/24\n"));
+	assert_null(strstr(strstr(ta, "pod pod-b"), "promise"));
+	free(ta);
+	pc_config_free(&cfg);
+
+	assert_int_equal(pc_config_load_buffer("a.yaml", base, strlen(base), &cfg, &err), 0);
+	pc_config_digest(&cfg, a);
+	ta = canonical(&cfg);
+	pc_config_free(&cfg);
+	snprintf(text, sizeof(text), "%s    promise: envelope\n", base);
+	assert_int_equal(pc_config_load_buffer("b.yaml", text, strlen(text), &cfg, &err), 0);
+	pc_config_digest(&cfg, b);
+	tb = canonical(&cfg);
+	pc_config_free(&cfg);
+	assert_string_equal(ta, tb);
+	assert_memory_equal(a, b, PC_DIGEST_LEN);
+	free(tb);
+	snprintf(text, sizeof(text), "%s    promise: window\n", base);
+	assert_int_equal(pc_config_load_buffer("c.yaml", text, strlen(text), &cfg, &err), 0);
+	pc_config_digest(&cfg, b);
+	tb = canonical(&cfg);
+	pc_config_free(&cfg);
+	assert_memory_not_equal(a, b, PC_DIGEST_LEN);
+	assert_int_equal(strlen(tb), strlen(ta) + strlen("promise window\n"));
+	free(ta);
+	free(tb);
+}
+
 /* docs/config.md shows this text; b2sum -l 256 gives the digest */
 static const char full_canonical[] =
 	"podcap-podmap-v1\n"
@@ -749,6 +801,7 @@ main(void)
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_null_error),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_promise),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

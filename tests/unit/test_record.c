@@ -310,7 +310,9 @@ test_layout_and_bad_fields(void **state)
 	/* a window record read as a clock record: the clock fields are missing */
 	MUTATE(OFF_TYPE, PC_REC_CLOCK, NULL);
 	MUTATE(OFF_TYPE, 0xff, "unknown record type");
-	MUTATE(OFF_MODE, 2, "unknown pod mode");
+	MUTATE(OFF_MODE, 4, "unknown pod mode bits");
+	MUTATE(OFF_MODE, 0x80, "unknown pod mode bits");
+	MUTATE(OFF_MODE, PC_POD_MODE_POLICE | PC_POD_MODE_WINDOW | 8, "unknown pod mode bits");
 	MUTATE(OFF_APP + 1, '/', "appliance id is not [A-Za-z0-9._-]{1,63}");
 	MUTATE(OFF_APP + 1, ' ', "appliance id is not [A-Za-z0-9._-]{1,63}");
 	MUTATE(OFF_APP + 1, 0, "appliance id is not [A-Za-z0-9._-]{1,63}");

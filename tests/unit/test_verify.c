@@ -140,7 +140,7 @@ fill_pods(const struct gen *g, struct pc_record *r, struct pc_record_pod *pods)
 		snprintf(pods[i].uplink, PC_ID_LEN, "%s", g->cfg.uplinks[p->uplink].name);
 		pods[i].cap_bps = p->limits.cap_bps;
 		pods[i].burst_bytes = p->limits.burst_bytes;
-		pods[i].mode = (uint8_t)p->limits.mode;
+		pods[i].mode = pc_record_mode(&p->limits);
 	}
 }
 
@@ -221,27 +221,17 @@ build_ref(const struct gen *g, struct pc_test_log *lg)
 	add_window(g, lg, 11, 35, 0);
 }
 
-static void
-print_failures(const struct pc_verify *v)
-{
-	for (size_t i = 0; i < pc_verify_nfailures(v) && i < PC_VERIFY_MAX_KEPT; i++) {
-		const struct pc_verify_failure *f = pc_verify_failure_at(v, i);
-		print_message("  %s: record %lld: %s\n", pc_verify_check_name(f->check),
-			      (long long)f->record, f->msg);
-	}
-}
-
 static const struct pc_verify_failure *
 expect_fail(const struct pc_verify *v, enum pc_verify_check c, int64_t record)
 {
 	const struct pc_verify_failure *f = pc_verify_find(v, c);
 
 	if (f == NULL) {
-		print_failures(v);
+		pc_test_print_failures(v);
 		fail_msg("no %s failure", pc_verify_check_name(c));
 	}
 	if (record != -2 && f->record != record) {
-		print_failures(v);
+		pc_test_print_failures(v);
 		fail_msg("%s failure at record %lld, expected %lld", pc_verify_check_name(c),
 			 (long long)f->record, (long long)record);
 	}
@@ -252,7 +242,7 @@ static void
 expect_ok(const struct pc_verify *v)
 {
 	if (pc_verify_nfailures(v) != 0) {
-		print_failures(v);
+		pc_test_print_failures(v);
 		fail_msg("expected the log to verify");
 	}
 }

@@ -139,7 +139,7 @@ rec(struct builder *b, uint8_t type, uint64_t w, uint64_t count)
 		snprintf(rp->uplink, PC_ID_LEN, "%s", b->cfg->uplinks[p->uplink].name);
 		rp->cap_bps = p->limits.cap_bps;
 		rp->burst_bytes = p->limits.burst_bytes;
-		rp->mode = (uint8_t)p->limits.mode;
+		rp->mode = pc_record_mode(&p->limits);
 		for (int d = 0; type == PC_REC_WINDOW && d < PC_DIR_COUNT; d++) {
 			rp->dir[d].pass_frames = 1000 * count;
 			rp->dir[d].pass_bytes = 1000000 * count;
@@ -215,20 +215,10 @@ verify(const struct given *g, const struct pc_test_log *lg)
 }
 
 static void
-print_failures(const struct pc_verify *v)
-{
-	for (size_t i = 0; i < pc_verify_nfailures(v) && i < PC_VERIFY_MAX_KEPT; i++) {
-		const struct pc_verify_failure *f = pc_verify_failure_at(v, i);
-		print_message("  %s: record %lld: %s\n", pc_verify_check_name(f->check),
-			      (long long)f->record, f->msg);
-	}
-}
-
-static void
 expect_ok(struct pc_verify *v)
 {
 	if (pc_verify_nfailures(v) != 0) {
-		print_failures(v);
+		pc_test_print_failures(v);
 		fail_msg("expected the log to verify");
 	}
 }
@@ -240,7 +230,7 @@ expect_fail(const struct pc_verify *v, enum pc_verify_check c, int64_t record, c
 	const struct pc_verify_failure *f = pc_verify_find(v, c);
 
 	if (f == NULL || f->record != record || (says != NULL && strstr(f->msg, says) == NULL)) {
-		print_failures(v);
+		pc_test_print_failures(v);
 		fail_msg("expected %s at record %lld saying '%s'", pc_verify_check_name(c),
 			 (long long)record, says ? says : "");
 	}
@@ -303,9 +293,9 @@ static void
 same_verdict(const struct pc_verify *full, const struct pc_verify *inc, size_t k)
 {
 	if (pc_verify_nfailures(full) != pc_verify_nfailures(inc)) {
-		print_failures(full);
+		pc_test_print_failures(full);
 		print_message("resumed at %zu:\n", k);
-		print_failures(inc);
+		pc_test_print_failures(inc);
 		fail_msg("the resumed run at record %zu does not give the full run's verdict", k);
 	}
 	for (size_t i = 0; i < pc_verify_nfailures(full); i++) {
@@ -329,31 +319,8 @@ static void
 every_split(const struct given *g, const struct pc_test_log *lg)
 {
 	struct pc_test_run o = run_of(g);
-	char note[PC_NOTE_MAX];
-	struct pc_verify *full = verify(g, lg);
 
-	for (size_t k = 1; k < lg->n; k++) {
-		size_t nl = pc_test_log_checkpoint(lg, k, key, note, sizeof(note));
-		struct pc_verify *pre = pc_test_verify(&o, note, nl, lg);
-		char *st;
-		size_t stlen;
-
-		if (pc_verify_state_save(pre, &st, &stlen) < 0) {
-			assert_true(pc_verify_nfailures(full) > 0);
-			pc_verify_free(pre);
-			continue;
-		}
-		pc_verify_free(pre);
-		struct pc_test_run ro = o;
-		ro.state = st;
-		ro.state_len = stlen;
-		struct pc_verify *inc = pc_test_verify_signed(&ro, key, lg);
-		assert_int_equal(pc_verify_resume_at(inc), k);
-		same_verdict(full, inc, k);
-		pc_verify_free(inc);
-		free(st);
-	}
-	pc_verify_free(full);
+	pc_test_every_split(&o, key, lg, same_verdict);
 }
 
 /* ---- honest logs ---- */
@@ -962,7 +929,7 @@ test_state_policy(void **state)
 	struct pc_verify *v = pc_test_verify(&o, note, nl, &b.lg);
 	assert_int_equal(pc_verify_state_save(v, &st, &stlen), 0);
 	pc_verify_free(v);
-	assert_non_null(strstr(st, "\npodcap-verify-state 5\n"));
+	assert_non_null(strstr(st, "\npodcap-verify-state 6\n"));
 
 	v = pc_verify_new_maps(&vk, g.maps, 2);
 	pc_verify_set_policy(v, &g.policy);

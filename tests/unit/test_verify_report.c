@@ -216,23 +216,6 @@ make_shape(const void *log, size_t i, struct pc_record *r, struct pc_record_pod 
 		base(r, PC_REC_STOP, last + 2 + s->gap);
 }
 
-/* Both reports of v, as podcap-verify prints them. */
-static char *
-report(const struct pc_verify *v, bool json)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	if (json)
-		pc_verify_print_json(v, f);
-	else
-		pc_verify_print_text(v, f);
-	assert_int_equal(fclose(f), 0);
-	return buf;
-}
-
 static void
 assert_contains(const char *hay, const char *needle)
 {
@@ -389,7 +372,7 @@ test_gap_past_the_kept_events(void **state)
 	assert_null(pc_verify_event_sum(v, PC_VE_COUNT));
 	assert_true(pc_verify_unaccounted_ns(v) == (unsigned __int128)(1000 + 754) * WIN);
 
-	char *text = report(v, false);
+	char *text = pc_test_report(v, false);
 	assert_contains(text, "  restart  750    45240s  300s     1401    2024-01-01T11:45:00Z\n");
 	assert_contains(text, "  gap      1      60000s  60000s   1502    2024-01-01T12:35:00Z\n");
 	assert_contains(text, "  reload   750    -       -        -       -\n");
@@ -409,7 +392,7 @@ test_gap_past_the_kept_events(void **state)
 	assert_null(strstr(strstr(text, " of 1503 events listed"), "record 1  restart"));
 	free(text);
 
-	char *json = report(v, true);
+	char *json = pc_test_report(v, true);
 	assert_json(json);
 	assert_contains(json, "\"events_total\": 1503,\n  \"events_listed\": 1000,\n"
 			"  \"events_truncated\": true,\n");
@@ -491,7 +474,7 @@ check_split(make_fn make, const void *log, size_t size, const struct pc_verify *
 
 	assert_int_equal(pc_verify_resume_at(inc), n);
 	assert_same_sums(full, inc);
-	char *text = report(inc, false);
+	char *text = pc_test_report(inc, false);
 	char *resumed = strstr(text, "resumed at record ");
 	assert_non_null(resumed);
 	memmove(resumed, strchr(resumed, '\n') + 1, strlen(strchr(resumed, '\n') + 1) + 1);
@@ -511,7 +494,7 @@ static void
 resume_at(make_fn make, const void *log, size_t size, const size_t *splits, size_t nsplits)
 {
 	struct pc_verify *full = verify_log(make, log, size, NULL, 0);
-	char *text = report(full, false), *st;
+	char *text = pc_test_report(full, false), *st;
 	size_t len;
 
 	assert_int_equal(pc_verify_state_save(full, &st, &len), 0);
@@ -557,7 +540,7 @@ test_resume_older_state(void **state)
 
 	(void)state;
 	char *st = state_after(make_shape, &s, 6, &len);
-	char *magic = strstr(st, "\npodcap-verify-state 5\n");
+	char *magic = strstr(st, "\npodcap-verify-state 6\n");
 	assert_non_null(magic);
 	magic[strlen("\npodcap-verify-state ")] = '2';
 	struct pc_verify *v = pc_verify_new(&vk, NULL);
@@ -604,14 +587,14 @@ test_failures_past_the_kept_ones(void **state)
 	assert_ptr_equal(pc_verify_find(v, PC_VC_APPLIANCE), &fs->first);
 	assert_null(pc_verify_failure_sum(v, PC_VC_COUNT));
 
-	char *text = report(v, false);
+	char *text = pc_test_report(v, false);
 	assert_contains(text, "\nfailures: 1101 (appliance 1, sequence 1100)\n");
 	assert_contains(text, "  1000 of 1101 failures listed; not listed: appliance 1, "
 			"sequence 100; of those, the first of each check:\n"
 			"  appliance: record 1102 (gap, 2024-01-01T00:00:00Z): record of "
 			"appliance 'other-app' in the log of 'r-app'\n");
 	free(text);
-	char *json = report(v, true);
+	char *json = pc_test_report(v, true);
 	assert_json(json);
 	assert_contains(json, "\"failures_total\": 1101,\n  \"failures_listed\": 1000,\n"
 			"  \"failures_truncated\": true,\n");
@@ -653,7 +636,7 @@ push_as(struct pc_test_log *lg, const struct pc_config *cfg, const uint8_t *buil
 			snprintf(pods[i].uplink, PC_ID_LEN, "%s", cfg->uplinks[p->uplink].name);
 			pods[i].cap_bps = p->limits.cap_bps;
 			pods[i].burst_bytes = p->limits.burst_bytes;
-			pods[i].mode = (uint8_t)p->limits.mode;
+			pods[i].mode = pc_record_mode(&p->limits);
 		}
 	}
 	if (type == PC_REC_WINDOW) {
@@ -723,7 +706,7 @@ test_builds_and_maps(void **state)
 	pc_hex(da, 32, ha);
 	pc_hex(db, 32, hb);
 
-	char *text = report(v, false);
+	char *text = pc_test_report(v, false);
 	assert_contains(text, "\nbuilds:\n  build ");
 	use_row(row, sizeof(row), build_1, "0", "2024-01-01T00:00:00Z", "2024-01-01T00:03:00Z",
 		"3", "yes");
@@ -750,7 +733,7 @@ test_builds_and_maps(void **state)
 	assert_contains(text, "\n\nverified: 9 records, 5 windows, ");
 	free(text);
 
-	char *json = report(v, true);
+	char *json = pc_test_report(v, true);
 	assert_json(json);
 	assert_contains(json, "\"builds_total\": 2,\n  \"builds_listed\": 2,\n"
 			"  \"builds_truncated\": false,\n  \"builds\": [\n");
@@ -801,7 +784,7 @@ test_nothing_declared(void **state)
 	assert_int_equal(pc_verify_nfailures(v), 0);
 	pc_config_digest(&map_b, db);
 
-	char *text = report(v, false);
+	char *text = pc_test_report(v, false);
 	use_row(row, sizeof(row), build_2, "6", "2024-01-01T00:04:00Z", "2024-01-01T00:06:00Z",
 		"2", "no");
 	assert_contains(text, row);
@@ -816,7 +799,7 @@ test_nothing_declared(void **state)
 			"were accepted\nwarning: no trusted checkpoint ");
 	free(text);
 
-	char *json = report(v, true);
+	char *json = pc_test_report(v, true);
 	assert_json(json);
 	assert_contains(json, "\"pinned\": false}");
 	assert_contains(json, "\"path\": null, \"first_record\": 3, ");

@@ -240,3 +240,62 @@ pc_test_verify_signed(const struct pc_test_run *o, const struct pc_signer_key *k
 
 	return pc_test_verify(o, note, n, lg);
 }
+
+void
+pc_test_every_split(const struct pc_test_run *o, const struct pc_signer_key *k,
+		    const struct pc_test_log *lg,
+		    void (*same)(const struct pc_verify *full, const struct pc_verify *inc,
+				 size_t n))
+{
+	struct pc_verify *full = pc_test_verify_signed(o, k, lg);
+	char note[PC_NOTE_MAX];
+
+	for (size_t n = 1; n < lg->n; n++) {
+		size_t nl = pc_test_log_checkpoint(lg, n, k, note, sizeof(note));
+		struct pc_verify *pre = pc_test_verify(o, note, nl, lg);
+		char *st;
+		size_t stlen;
+
+		if (pc_verify_state_save(pre, &st, &stlen) < 0) {
+			assert_true(pc_verify_nfailures(full) > 0);
+			pc_verify_free(pre);
+			continue;
+		}
+		pc_verify_free(pre);
+		struct pc_test_run ro = *o;
+		ro.state = st;
+		ro.state_len = stlen;
+		struct pc_verify *inc = pc_test_verify_signed(&ro, k, lg);
+		assert_int_equal(pc_verify_resume_at(inc), n);
+		same(full, inc, n);
+		pc_verify_free(inc);
+		free(st);
+	}
+	pc_verify_free(full);
+}
+
+void
+pc_test_print_failures(const struct pc_verify *v)
+{
+	for (size_t i = 0; i < pc_verify_nfailures(v) && i < PC_VERIFY_MAX_KEPT; i++) {
+		const struct pc_verify_failure *f = pc_verify_failure_at(v, i);
+		print_message("  %s: record %lld: %s\n", pc_verify_check_name(f->check),
+			      (long long)f->record, f->msg);
+	}
+}
+
+char *
+pc_test_report(const struct pc_verify *v, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (json)
+		pc_verify_print_json(v, f);
+	else
+		pc_verify_print_text(v, f);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}

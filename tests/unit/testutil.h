@@ -11,6 +11,7 @@
 #ifndef PODCAP_TESTUTIL_H
 #define PODCAP_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,5 +107,22 @@ struct pc_verify *pc_test_verify(const struct pc_test_run *o, const char *note, 
 struct pc_verify *pc_test_verify_signed(const struct pc_test_run *o,
 					const struct pc_signer_key *k,
 					const struct pc_test_log *lg);
+
+/*
+ * For every split point n of lg (1 to lg->n - 1): a verifier given o that
+ * verified the first n records saves its state, and one resumed from it
+ * verifies all of lg under the checkpoint k signs over it; `same` compares
+ * that run with a full one. A prefix that fails leaves no state: the full
+ * run must then fail too.
+ */
+void pc_test_every_split(const struct pc_test_run *o, const struct pc_signer_key *k,
+			 const struct pc_test_log *lg,
+			 void (*same)(const struct pc_verify *full, const struct pc_verify *inc,
+				      size_t n));
+
+/* Prints every failure kept in v as "  <check>: record <n>: <message>", for a test that failed. */
+void pc_test_print_failures(const struct pc_verify *v);
+/* v's text or JSON report, as podcap-verify prints it; malloc'ed. */
+char *pc_test_report(const struct pc_verify *v, bool json);
 
 #endif /* PODCAP_TESTUTIL_H */
