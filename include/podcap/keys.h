@@ -34,11 +34,18 @@ struct pc_signer_key {
 };
 
 uint32_t pc_key_id(const char *name, const uint8_t pk[32]);
+/* The key id of the same public key under another signature type (0x04: cosig.h). */
+uint32_t pc_key_id_alg(const char *name, uint8_t alg, const uint8_t pk[32]);
 
 /* Parse a verifier-key string (trailing newline allowed). 0, or -1 with err. */
 int pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, struct pc_error *err);
 /* Format into buf (no newline); returns 0 or -1 if too small. */
 int pc_verifier_key_format(const struct pc_verifier_key *vk, char *buf, size_t len);
+/* The same for a vkey of signature type alg, whose id is pc_key_id_alg's. */
+int pc_verifier_key_parse_alg(const char *text, uint8_t alg, struct pc_verifier_key *vk,
+			      struct pc_error *err);
+int pc_verifier_key_format_alg(const struct pc_verifier_key *vk, uint8_t alg, char *buf,
+			       size_t len);
 int pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, struct pc_error *err);
 
 /*

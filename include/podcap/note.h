@@ -55,4 +55,26 @@ void pc_note_sign_body(const struct pc_signer_key *k, const char *body, size_t b
 int pc_note_verify(const char *note, size_t len, const struct pc_verifier_key *vk,
 		   size_t *body_len, struct pc_error *err);
 
+/*
+ * One signature line of a note, as pc_note_each_sig() hands it over: the
+ * key name (not NUL-terminated), the key id and the bytes after it.
+ */
+struct pc_note_sig {
+	const char *name;
+	size_t name_len;
+	uint32_t id;
+	const uint8_t *sig; /* sig_len bytes after the 4-byte key id */
+	size_t sig_len;
+};
+typedef int (*pc_note_sig_fn)(void *ctx, const struct pc_note_sig *s);
+
+/*
+ * Splits a note into its body and signature lines and calls fn on each
+ * line, in order, until fn returns non-zero (which it then returns). A
+ * note that is not well formed is -1 with err ("malformed note") before any
+ * call. *body_len is the body's length, final newline included.
+ */
+int pc_note_each_sig(const char *note, size_t len, size_t *body_len, pc_note_sig_fn fn, void *ctx,
+		     struct pc_error *err);
+
 #endif /* PODCAP_NOTE_H */

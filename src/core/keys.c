@@ -64,8 +64,14 @@ key_name_valid(const char *name, size_t len)
 uint32_t
 pc_key_id(const char *name, const uint8_t pk[32])
 {
+	return pc_key_id_alg(name, ALG_ED25519, pk);
+}
+
+uint32_t
+pc_key_id_alg(const char *name, uint8_t alg, const uint8_t pk[32])
+{
 	crypto_hash_sha256_state st;
-	static const uint8_t sep[2] = { '\n', ALG_ED25519 };
+	const uint8_t sep[2] = { '\n', alg };
 	uint8_t h[crypto_hash_sha256_BYTES];
 	uint32_t id;
 
@@ -116,14 +122,20 @@ parse_id(const char *hex, uint32_t *id, struct pc_error *err)
 }
 
 static int
-parse_data(const char *b64, size_t len, uint8_t out[KEY_DATA_LEN], struct pc_error *err)
+parse_data(const char *b64, size_t len, uint8_t alg, uint8_t out[KEY_DATA_LEN],
+	   struct pc_error *err)
 {
 	size_t n;
 
 	if (pc_base64_decode(out, KEY_DATA_LEN, b64, len, &n) != 0 || n != KEY_DATA_LEN)
 		return pc_error_set(err, "key data is not base64 of 33 bytes");
-	if (out[0] != ALG_ED25519)
-		return pc_error_set(err, "not an Ed25519 key");
+	if (out[0] == ALG_ED25519 && alg != ALG_ED25519)
+		return pc_error_set(
+		    err, "an Ed25519 note key (type 0x01), not a key of type 0x%02x", alg);
+	if (out[0] != alg)
+		return pc_error_set(
+		    err, alg == ALG_ED25519 ? "not an Ed25519 key" : "not a key of type 0x%02x",
+		    alg);
 	return 0;
 }
 
@@ -141,6 +153,13 @@ line_len(const char *s)
 int
 pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, struct pc_error *err)
 {
+	return pc_verifier_key_parse_alg(text, ALG_ED25519, vk, err);
+}
+
+int
+pc_verifier_key_parse_alg(const char *text, uint8_t alg, struct pc_verifier_key *vk,
+			  struct pc_error *err)
+{
 	struct key_fields f;
 	uint8_t data[KEY_DATA_LEN];
 	size_t len = line_len(text);
@@ -148,12 +167,12 @@ pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, struct pc_er
 	if (memchr(text, '\n', len) != NULL)
 		return pc_error_set(err, "more than one line");
 	if (split_key(text, len, &f, err) != 0 || parse_id(f.id, &vk->id, err) != 0 ||
-	    parse_data(f.data, f.data_len, data, err) != 0)
+	    parse_data(f.data, f.data_len, alg, data, err) != 0)
 		return -1;
 	memcpy(vk->name, f.name, f.name_len);
 	vk->name[f.name_len] = '\0';
 	memcpy(vk->pk, data + 1, 32);
-	if (pc_key_id(vk->name, vk->pk) != vk->id)
+	if (pc_key_id_alg(vk->name, alg, vk->pk) != vk->id)
 		return pc_error_set(err, "key id does not match the name and key");
 	return 0;
 }
@@ -161,11 +180,17 @@ pc_verifier_key_parse(const char *text, struct pc_verifier_key *vk, struct pc_er
 int
 pc_verifier_key_format(const struct pc_verifier_key *vk, char *buf, size_t len)
 {
+	return pc_verifier_key_format_alg(vk, ALG_ED25519, buf, len);
+}
+
+int
+pc_verifier_key_format_alg(const struct pc_verifier_key *vk, uint8_t alg, char *buf, size_t len)
+{
 	uint8_t data[KEY_DATA_LEN];
 	char b64[sodium_base64_ENCODED_LEN(KEY_DATA_LEN, sodium_base64_VARIANT_ORIGINAL)];
 	int n;
 
-	data[0] = ALG_ED25519;
+	data[0] = alg;
 	memcpy(data + 1, vk->pk, 32);
 	sodium_bin2base64(b64, sizeof(b64), data, sizeof(data), sodium_base64_VARIANT_ORIGINAL);
 	n = snprintf(buf, len, "%s+%08x+%s", vk->name, (unsigned)vk->id, b64);
@@ -267,7 +292,7 @@ parse_secret(struct secret_scratch *s, struct pc_signer_key *k, struct pc_error 
 	}
 	if (split_key(s->text + plen, len - plen, &f, err) != 0 ||
 	    parse_id(f.id, &k->id, err) != 0 ||
-	    parse_data(f.data, f.data_len, s->data, err) != 0)
+	    parse_data(f.data, f.data_len, ALG_ED25519, s->data, err) != 0)
 		return -1;
 	memcpy(k->name, f.name, f.name_len);
 	k->name[f.name_len] = '\0';

@@ -250,6 +250,39 @@ parse_sig_line(const char *line, size_t len, struct sig_line *sl)
 	return 0;
 }
 
+int
+pc_note_each_sig(const char *note, size_t len, size_t *body_len, pc_note_sig_fn fn, void *ctx,
+		 struct pc_error *err)
+{
+	static _Thread_local struct sig_line lines[SIG_MAX_LINES];
+	const char *p, *end = note + len, *line;
+	struct pc_note_sig s;
+	size_t blen, n, i, count = 0;
+	int rc;
+
+	if (!note_text_valid(note, len) || split_note(note, len, &blen) != 0 ||
+	    note[len - 1] != '\n' || blen + 1 == len)
+		return pc_error_set(err, "malformed note");
+	/* Every line is checked before the first call: a malformed note is refused whole. */
+	for (p = note + blen + 1; p < end; count++) {
+		if (next_line(&p, end, &line, &n) != 0 || count == SIG_MAX_LINES ||
+		    parse_sig_line(line, n, &lines[count]) != 0)
+			return pc_error_set(err, "malformed note");
+	}
+	*body_len = blen;
+	for (i = 0; i < count; i++) {
+		s.name = lines[i].name;
+		s.name_len = lines[i].name_len;
+		s.id = lines[i].id;
+		s.sig = lines[i].sig + 4;
+		s.sig_len = lines[i].sig_len - 4;
+		rc = fn(ctx, &s);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 static _Thread_local char why_buf[PC_KEY_NAME_LEN + 64];
 
 int
