@@ -45,6 +45,10 @@ struct pc_http_ops {
  * free port (see pc_http_port). Returns NULL with a message in err.
  * metrics may be NULL (then /metrics is 404). The ledger must outlive the server.
  */
+/* "a.b.c.d:port" or "[v6]:port", numeric only, into ss (*v6 set for IPv6): 0 or -1. */
+struct sockaddr_storage;
+int pc_http_parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6);
+
 struct pc_http *pc_http_start(const char *listen, const struct pc_http_ops *ops,
 			      struct pc_error *err);
 /* The bound port. */

@@ -368,9 +368,8 @@ parse_port(const char *s, uint16_t *port)
 	return 0;
 }
 
-/* "a.b.c.d:port" or "[v6]:port", numeric only. */
-static int
-parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6)
+int
+pc_http_parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6)
 {
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
@@ -425,7 +424,7 @@ pc_http_start(const char *listen, const struct pc_http_ops *ops, struct pc_error
 		pc_error_set(err, "http: no ledger to serve");
 		return NULL;
 	}
-	if (listen == NULL || parse_listen(listen, &ss, &v6) != 0) {
+	if (listen == NULL || pc_http_parse_listen(listen, &ss, &v6) != 0) {
 		pc_error_set(err, "http: bad listen address \"%s\" (want 127.0.0.1:9180 or [::1]:9180)",
 		     listen == NULL ? "" : listen);
 		return NULL;

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""podcap-witness on loopback, against podcapd's witness client.
+
+Real HTTP both ways, ledgers written by podcap-ledger-gen and signed with
+real keys. Checks, each failing if the feature breaks:
+  - --print-key: a type 0x04 vkey whose id is SHA-256(name \\n 0x04 pk)[:4],
+    computed here;
+  - the first checkpoint is cosigned from size 0, a later one after a 409
+    that tells the client the witness's size; each cosignature's timestamp
+    is the witness's clock and its key id the vkey's;
+  - every status tlog-witness defines, sent as raw HTTP: 409 with
+    Content-Type text/x.tlog.size and body "<size>\\n", 400, 403, 404, 422,
+    and 404/405/413 for other paths, methods and sizes;
+  - a forked log (same key, other records) is refused by a witness that saw
+    the other branch, from the same size and from a larger one;
+  - kill -9 in the middle of submissions, five times: the state file always
+    holds a checkpoint the witness cosigned, never less than the last one it
+    answered, and cosigning resumes after restart;
+  - a damaged state file or a second witness on the same directory stops it
+    from starting.
+"""
+import base64
+import hashlib
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+WITNESS = os.environ["PODCAP_WITNESS"]
+SUBMIT = os.environ["WITNESS_SUBMIT"]
+KEYGEN = os.environ["PODCAP_KEYGEN"]
+LEDGER_GEN = os.environ["PODCAP_LEDGER_GEN"]
+SRC = os.environ["PODCAP_SOURCE_ROOT"]
+PODMAP = os.path.join(SRC, "tests/vectors/podmap.yaml")
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(*args, **kw):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=60, **kw)
+
+
+class Witness:
+    def __init__(self, d, key, state, logs):
+        self.args = [WITNESS, "--key", key, "--state", state, "--listen", "127.0.0.1:0"]
+        for log in logs:
+            self.args += ["--log", log]
+        self.d = d
+        self.proc = None
+        self.port = None
+
+    def start(self):
+        self.err = open(os.path.join(self.d, "witness.err"), "a+")
+        self.err_start = self.err.seek(0, 2)
+        self.proc = subprocess.Popen(self.args, stderr=self.err)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            m = re.search(r"listening on port (\d+)", self.log())
+            if m:
+                self.port = int(m[1])
+                return self
+            if self.proc.poll() is not None:
+                raise RuntimeError("podcap-witness exited: " + self.log())
+            time.sleep(0.05)
+        raise RuntimeError("podcap-witness did not start")
+
+    def log(self):
+        self.err.flush()
+        with open(self.err.name) as f:
+            f.seek(self.err_start)
+            return f.read()
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+
+
+def post(url, body, method="POST", path="/add-checkpoint"):
+    req = urllib.request.Request(url + path, data=body, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type", ""), e.read()
+
+
+def b64key(vkey):
+    name, kid, data = vkey.strip().split("+", 2)
+    return name, kid, base64.b64decode(data)
+
+
+def ledger(d, name, key, *extra, podmap=PODMAP):
+    out = os.path.join(d, name)
+    r = run(LEDGER_GEN, "--key", key, "--pod-map", podmap, "--out", out, *extra)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def note_at(d, key, n, *extra):
+    """The checkpoint of the first n records of the long log (--windows 40)."""
+    path = os.path.join(d, f"note-{n}{'-'.join(extra)}")
+    r = run(LEDGER_GEN, "--key", key, "--pod-map", PODMAP, "--out", os.path.join(d, "scratch"),
+            "--windows", "40", "--note-at", str(n), path, *extra)
+    shutil.rmtree(os.path.join(d, "scratch"))
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+def submit(w, vkey, led, note=None, old=None):
+    args = [SUBMIT, w.url, vkey, led] + ([note] if note else []) + (["--old", str(old)] if old is not None else [])
+    r = run(*args)
+    lines = r.stdout.splitlines()
+    head = lines[0].split() if lines else ["none", "0", "0", "0"]
+    return r.returncode, head, lines[1] if len(lines) > 1 else r.stderr
+
+
+def state_of(state_dir, origin):
+    name = "log-" + hashlib.sha256(origin.encode()).hexdigest()
+    with open(os.path.join(state_dir, name)) as f:
+        return f.read().split("\n")
+
+
+def test_statuses(d, wkey, wvkey, logkey, logpub, otherkey):
+    st = os.path.join(d, "state")
+    w = Witness(d, wkey, st, [logpub]).start()
+    try:
+        name, kid, data = b64key(open(wvkey).read())
+        origin = open(logpub).read().split("+")[0]
+        led = ledger(d, "led", logkey, "--note-at", "5", os.path.join(d, "note5"))
+        note5 = os.path.join(d, "note5")
+        t0 = int(time.time())
+        rc, head, line = submit(w, wvkey, led, note5)
+        t1 = int(time.time())
+        check(rc == 0 and head[:3] == ["cosigned", "200", "5"], f"size 5 cosigned from 0 ({head})")
+        raw = base64.b64decode(line.split(" ")[-1])
+        ts = struct.unpack(">Q", raw[4:12])[0]
+        check(line.startswith("\u2014 " + name + " ") and raw[:4].hex() == kid and len(raw) == 76,
+              "the cosignature line: the witness's name, its 0x04 key id, 4 + 8 + 64 bytes")
+        check(t0 <= ts <= t1, f"its timestamp is the witness's clock ({t0} <= {ts} <= {t1})")
+        check(state_of(st, origin)[2] == "5", "the state file holds size 5")
+
+        # 422: a proof from 5 with one hash changed, and none at all.
+        body = run(SUBMIT, "--request", "5", led).stdout.encode()
+        lines = body.split(b"\n")
+        bad = bytearray(base64.b64decode(lines[1]))
+        bad[0] ^= 1
+        lines[1] = base64.b64encode(bytes(bad))
+        s, ct, b = post(w.url, b"\n".join(lines))
+        check(s == 422 and b"does not verify" in b, f"a changed proof hash: 422 ({s} {b!r})")
+        noproof = b"old 5\n\n" + body.split(b"\n\n", 1)[1]
+        s, ct, b = post(w.url, noproof)
+        check(s == 422, f"no proof from 5 to 15: 422 ({s})")
+        # 400: the old size past the checkpoint's; a body that does not parse.
+        s, ct, b = post(w.url, b"old 16\n" + body.split(b"\n", 1)[1])
+        check(s == 400, f"old 16 for a checkpoint of 15: 400 ({s} {b!r})")
+        s, ct, b = post(w.url, b"old 05\n\n" + body.split(b"\n\n", 1)[1])
+        check(s == 400 and b"old" in b, f"old 05: 400 with a reason ({s} {b!r})")
+        # 403: the log's signature altered.
+        i = body.rindex(b" ") + 20
+        forged = body[:i] + (b"A" if body[i:i + 1] != b"A" else b"B") + body[i + 1:]
+        s, ct, b = post(w.url, forged)
+        check(s == 403 and b"bad signature" in b, f"a bad log signature: 403 ({s} {b!r})")
+        # 404: a log the witness was not given.
+        othermap = os.path.join(d, "other.yaml")
+        with open(othermap, "w") as f:
+            f.write(open(PODMAP).read().replace("id: vector-1", "id: other-1"))
+        other = ledger(d, "other", otherkey, podmap=othermap)
+        rc, head, why = submit(w, wvkey, other)
+        check(rc == 4 and head[:2] == ["refused", "404"], f"an unknown origin: 404 ({head} {why})")
+        # 409 exactly as tlog-witness says.
+        body0 = run(SUBMIT, "--request", "0", led).stdout.encode()
+        s, ct, b = post(w.url, body0)
+        check(s == 409 and ct == "text/x.tlog.size" and b == b"5\n",
+              f"old 0 when it holds 5: 409, text/x.tlog.size, '5\\n' ({s} {ct!r} {b!r})")
+        # Other paths, methods and sizes.
+        s, _, _ = post(w.url, body, path="/")
+        check(s == 404, f"POST / is 404 ({s})")
+        s, _, _ = post(w.url, None, method="GET")
+        check(s == 405, f"GET /add-checkpoint is 405 ({s})")
+        s, _, _ = post(w.url, b"old 0\n" + b"A" * 20000)
+        check(s == 413, f"a 20 kB body is 413 ({s})")
+        check(state_of(st, origin)[2] == "5", "none of those moved the state")
+
+        # The client learns the size from the 409 and proves from it.
+        rc, head, line = submit(w, wvkey, led)
+        check(rc == 0 and head[:3] == ["cosigned", "200", "15"], f"size 15 cosigned after a 409 ({head})")
+        root = open(os.path.join(led, "checkpoint")).read().split("\n")[2]
+        check(state_of(st, origin)[2:4] == ["15", root], "the state file holds size 15 and its root")
+        rc, head, line = submit(w, wvkey, led)
+        check(rc == 0 and head[:2] == ["cosigned", "200"], "the same checkpoint again is cosigned again")
+
+        # A fork: the same key, another second window.
+        fork = ledger(d, "fork", logkey, "--over-cap", "--note-at", "5", os.path.join(d, "fork5"))
+        check(open(os.path.join(fork, "checkpoint")).read() != open(os.path.join(led, "checkpoint")).read(),
+              "the fork's checkpoint differs from the log's at the same size")
+        rc, head, why = submit(w, wvkey, fork)
+        check(rc == 3 and head[0] == "conflict", f"the fork at the same size is refused: conflict ({head} {why})")
+        body = run(SUBMIT, "--request", "15", fork).stdout.encode()
+        s, ct, b = post(w.url, body)
+        check(s == 409 and b == b"15\n", f"... as 409 '15\\n' ({s} {b!r})")
+        rc, head, why = submit(w, wvkey, fork, os.path.join(d, "fork5"))
+        check(rc == 3, f"the fork's smaller checkpoint is refused too ({head})")
+        check(state_of(st, origin)[2:4] == ["15", root], "the witness still holds the honest log")
+        w.stop()
+        w2 = Witness(d, wkey, st, [logpub]).start()
+        check("at size 15" in w2.log(), "restarted, it holds size 15")
+        rc, head, why = submit(w2, wvkey, fork)
+        check(rc == 3, "and still refuses the fork after the restart")
+        w2.stop()
+    finally:
+        w.stop()
+
+
+def test_kill9(d, wkey, wvkey, logkey, logpub):
+    st = os.path.join(d, "state-kill")
+    origin = open(logpub).read().split("+")[0]
+    led = ledger(d, "long", logkey, "--windows", "40")
+    sizes = list(range(2, 42, 3))
+    notes = {n: note_at(d, logkey, n) for n in sizes}
+    w = Witness(d, wkey, st, [logpub]).start()
+    cosigned = 0
+    i = 0
+    try:
+        for cycle in range(5):
+            # Submit in a thread and kill -9 while it runs.
+            results = []
+
+            def go(n):
+                results.append((n, submit(w, wvkey, led, notes[n])))
+
+            start = i
+            threads = []
+            while i < len(sizes) and i < start + 3:
+                th = threading.Thread(target=go, args=(sizes[i],))
+                th.start()
+                th.join()
+                i += 1
+            th = threading.Thread(target=go, args=(sizes[min(i, len(sizes) - 1)],))
+            th.start()
+            time.sleep(0.01 * cycle)
+            w.kill9()
+            th.join()
+            for n, (rc, head, _) in results:
+                if rc == 0:
+                    cosigned = max(cosigned, n)
+            held = int(state_of(st, origin)[2])
+            check(held >= cosigned and held in sizes,
+                  f"kill -9 #{cycle + 1}: the state holds {held}, a size cosigned, >= the last answered {cosigned}")
+            w = Witness(d, wkey, st, [logpub]).start()
+            check(f"at size {held}" in w.log(), f"restarted at size {held}")
+        rc, head, _ = submit(w, wvkey, led)
+        check(rc == 0 and head[2] == "41", f"cosigning resumes: the whole log (41 records) cosigned ({head})")
+    finally:
+        w.stop()
+
+
+def test_refusals(d, wkey, logpub):
+    st = os.path.join(d, "state")
+    w = Witness(d, wkey, st, [logpub]).start()
+    try:
+        r = run(WITNESS, "--key", wkey, "--state", st, "--log", logpub, "--listen", "127.0.0.1:0")
+        check(r.returncode == 1 and "lock" in r.stderr, f"a second witness on the same state: exit 1 ({r.stderr.strip()})")
+    finally:
+        w.stop()
+    origin = open(logpub).read().split("+")[0]
+    path = os.path.join(st, "log-" + hashlib.sha256(origin.encode()).hexdigest())
+    with open(path, "a") as f:
+        f.write("junk\n")
+    r = run(WITNESS, "--key", wkey, "--state", st, "--log", logpub, "--listen", "127.0.0.1:0")
+    check(r.returncode == 1 and "damaged" in r.stderr, f"a damaged state file: exit 1 ({r.stderr.strip()})")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="podcap-witness-") as d:
+        wkey = os.path.join(d, "w1.key")
+        r = run(KEYGEN, "--out", wkey, "--name", "witness.example/w1")
+        assert r.returncode == 0, r.stderr
+        logkey = os.path.join(d, "log.key")
+        shutil.copy(os.path.join(SRC, "tests/vectors/vector.key"), logkey)
+        os.chmod(logkey, 0o600)
+        logpub = os.path.join(SRC, "tests/vectors/vector.pub")
+        otherkey = os.path.join(d, "other.key")
+        assert run(KEYGEN, "--out", otherkey, "--name", "podcap/other-1").returncode == 0
+        r = run(WITNESS, "--key", wkey, "--print-key")
+        wvkey = os.path.join(d, "w1.vkey")
+        with open(wvkey, "w") as f:
+            f.write(r.stdout)
+        name, kid, data = b64key(r.stdout)
+        want = hashlib.sha256(name.encode() + b"\n\x04" + data[1:]).digest()[:4].hex()
+        check(r.returncode == 0 and data[0] == 4 and len(data) == 33 and kid == want,
+              f"--print-key: {name}+{kid}, type 0x04, id SHA-256(name \\n 0x04 pk)[:4] = {want}")
+        test_statuses(d, wkey, wvkey, logkey, logpub, otherkey)
+        test_kill9(d, wkey, wvkey, logkey, logpub)
+        test_refusals(d, wkey, logpub)
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
