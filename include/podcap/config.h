@@ -79,6 +79,18 @@ struct pc_dpdk {
 	char args[16][PC_DEVARGS_LEN]; /* extra EAL arguments */
 };
 
+/* appliance.witnesses: C2SP tlog-witnesses each checkpoint goes to (not in the digest). */
+#define PC_MAX_WITNESSES 8
+struct pc_witness_cfg {
+	char url[256];              /* submission prefix: http://host:port */
+	struct pc_verifier_key key; /* the witness's cosigner key (type 0x04) */
+	struct pc_mark mark;
+};
+struct pc_witnesses {
+	unsigned n;
+	struct pc_witness_cfg w[PC_MAX_WITNESSES];
+};
+
 struct pc_config {
 	char path[PC_PATH_LEN];        /* the file it was loaded from */
 	char appliance_id[PC_ID_LEN];
@@ -88,6 +100,7 @@ struct pc_config {
 	/* appliance.auditor_keys: run only maps one of them declared (declaration.h); in the digest */
 	unsigned nauditor_keys;
 	struct pc_verifier_key auditor_keys[PC_MAX_AUDITOR_KEYS];
+	struct pc_witnesses witnesses; /* none by default */
 	uint64_t window_ns;            /* default 60 s */
 	uint32_t max_frame;            /* bytes, no FCS; default 1522 */
 	struct pc_limits defaults;

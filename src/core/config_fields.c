@@ -426,6 +426,7 @@ static const struct field appliance_fields[] = {
 	FIELD("listen", handle_listen, struct pc_config, listen, false),
 	/* the handler fills auditor_keys[] and nauditor_keys of the ctx's config */
 	{ "auditor_keys", cfg_handle_auditor_keys, 0, 0, false, NULL, NULL },
+	FIELD("witnesses", cfg_handle_witnesses, struct pc_config, witnesses, false),
 	END_OF_FIELDS,
 };
 

@@ -143,6 +143,8 @@ int cfg_handle_auditor_keys(struct ctx *c, const struct field *f, yaml_node_t *v
 
 /* The top level; the object it fills is the struct ctx. */
 extern const struct field cfg_top_fields[];
+/* appliance.witnesses (config_witness.c): writes a struct pc_witnesses. */
+int cfg_handle_witnesses(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 
 /* The checks that need the whole map (config_check.c) */
 

@@ -782,6 +782,30 @@ test_limits(void **state)
 	free(text);
 }
 
+/* appliance.witnesses: read in order, and not in the canonical form. */
+static void
+test_witnesses(void **state)
+{
+	struct pc_config a, b;
+	uint8_t da[PC_DIGEST_LEN], db[PC_DIGEST_LEN];
+
+	(void)state;
+	load_ok(GOOD_DIR "/witnesses.yaml", &a);
+	load_ok(GOOD_DIR "/minimal.yaml", &b);
+	assert_int_equal(a.witnesses.n, 2);
+	assert_int_equal(b.witnesses.n, 0);
+	assert_string_equal(a.witnesses.w[0].url, "http://127.0.0.1:7380");
+	assert_string_equal(a.witnesses.w[0].key.name, "witness.example/w1");
+	assert_int_equal(a.witnesses.w[0].key.id, 0x918b6299);
+	assert_string_equal(a.witnesses.w[1].url, "https://witness.example/");
+	assert_int_equal(a.witnesses.w[1].key.id, 0xe22c9da6);
+	pc_config_digest(&a, da);
+	pc_config_digest(&b, db);
+	assert_memory_equal(da, db, PC_DIGEST_LEN);
+	pc_config_free(&a);
+	pc_config_free(&b);
+}
+
 int
 main(void)
 {
@@ -790,6 +814,7 @@ main(void)
 		cmocka_unit_test(test_good_corpus),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_witnesses),
 		cmocka_unit_test(test_scalar_styles),
 		cmocka_unit_test(test_example_72gpu),
 		cmocka_unit_test(test_digest_invariance),
