@@ -32,6 +32,8 @@ struct pc_http_ops {
 	struct pc_ledger *ledger;          /* include/podcap/ledger.h: read functions are thread-safe */
 	const char *pubkey;                /* verifier-key line, served by /v1/pubkey (copied) */
 	char *(*metrics)(void *ctx, size_t *len);  /* malloc'd Prometheus text; the server frees it */
+	/* the checkpoint note with what else is known to sign it (cosignatures); NULL: as stored */
+	size_t (*cosigned)(const char *note, size_t len, char *out, size_t outlen);
 	void *ctx;
 };
 
@@ -39,6 +41,7 @@ struct pc_http_ops {
 #define PC_HTTP_MAX_CONNECTIONS 256    /* each holds at most 16 KiB of request memory */
 #define PC_HTTP_MAX_PER_CLIENT 8       /* connections from one address */
 #define PC_HTTP_IDLE_TIMEOUT 10        /* seconds */
+#define PC_HTTP_COSIGNED_MAX    2048      /* cosignature lines served after the note */
 
 /*
  * Starts serving on `listen`: "127.0.0.1:9180", "[::1]:9180"; port 0 picks a

@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "recorder.h"
 #include "timing.h"
+#include "witnesses.h"
 
 struct text {
 	char *buf;
@@ -293,6 +294,37 @@ declaration_families(struct text *t, const struct pc_table *tb)
 	     (unsigned long)(tb->decl.d.not_after_ns / 1000000000ULL));
 }
 
+/* Per witness of appliance.witnesses: what each submission came to, and what it cosigned. */
+static void
+witness_families(struct text *t)
+{
+	static struct pc_witness_stats st[PC_MAX_WITNESSES];
+	unsigned n = pc_witnesses_stats(st, PC_MAX_WITNESSES);
+	char lv[LABEL_LEN];
+
+	if (n == 0)
+		return;
+	family(t, "podcap_witness_submissions_total", "counter",
+	       "Checkpoints submitted to each witness, by result.");
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned o = 0; o < PC_WITNESS_OUTCOMES; o++)
+			emit(t,
+			     "podcap_witness_submissions_total{witness=\"%s\",result=\"%s\"} %lu\n",
+			     label_value(lv, st[i].name),
+			     pc_witness_outcome_name((enum pc_witness_outcome)o),
+			     (unsigned long)st[i].outcomes[o]);
+	family(t, "podcap_witness_cosigned_size", "gauge",
+	       "Tree size of the latest checkpoint each witness cosigned (0: none yet).");
+	for (unsigned i = 0; i < n; i++)
+		emit(t, "podcap_witness_cosigned_size{witness=\"%s\"} %lu\n",
+		     label_value(lv, st[i].name), (unsigned long)st[i].cosigned_size);
+	family(t, "podcap_witness_cosigned_timestamp_seconds", "gauge",
+	       "The time in that cosignature, as the witness signed it (0: none yet).");
+	for (unsigned i = 0; i < n; i++)
+		emit(t, "podcap_witness_cosigned_timestamp_seconds{witness=\"%s\"} %lu\n",
+		     label_value(lv, st[i].name), (unsigned long)st[i].cosigned_time);
+}
+
 char *
 pc_metrics_text(void *ctx, size_t *len)
 {
@@ -337,6 +369,7 @@ pc_metrics_text(void *ctx, size_t *len)
 		emit(&t, "podcap_last_checkpoint_age_seconds %.3f\n",
 		     (double)(pc_now_ns() - rs.last_checkpoint_ns) / 1e9);
 	window_close_families(&t);
+	witness_families(&t);
 
 	if (t.failed) {
 		free(t.buf);

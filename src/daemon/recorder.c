@@ -89,6 +89,15 @@ covered_until(struct pc_ledger *l)
 	return end;
 }
 
+/* Set once by podcapd's wiring, read by the ledger thread. */
+static void (*on_publish)(const char *note, size_t len);
+
+void
+pc_recorder_on_publish(void (*fn)(const char *note, size_t len))
+{
+	__atomic_store_n(&on_publish, fn, __ATOMIC_RELEASE);
+}
+
 /* close_ns: when the close of the newest window it covers began, 0 if none. */
 static void
 publish_checkpoint(uint64_t close_ns)
@@ -119,6 +128,9 @@ publish_checkpoint(uint64_t close_ns)
 		return;
 	}
 	t = pc_stage_since(PC_STAGE_PUBLISH, t);
+	void (*hook)(const char *, size_t) = __atomic_load_n(&on_publish, __ATOMIC_ACQUIRE);
+	if (hook != NULL)
+		hook(note, nlen);
 	if (close_ns != 0)
 		pc_stage_add(PC_STAGE_TOTAL, t - close_ns);
 	pthread_mutex_lock(&rec.lock);

@@ -12,6 +12,7 @@
 #ifndef PODCAPD_RECORDER_H
 #define PODCAPD_RECORDER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "podcap/ledger.h"
@@ -37,6 +38,8 @@ struct pc_recorder_stats {
 int pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_signer *signer,
 		      uint64_t *covered_ns);
 struct pc_ledger *pc_recorder_ledger(void);
+/* fn is called by the ledger thread with each note it publishes, from now on. */
+void pc_recorder_on_publish(void (*fn)(const char *note, size_t len));
 
 /* Records; each returns immediately. */
 /* START (preceded by a GAP when the ledger has a hole up to epoch). */

@@ -22,6 +22,7 @@
 #include "dataplane.h"
 #include "log.h"
 #include "metrics.h"
+#include "witnesses.h"
 #include "ports.h"
 #include "recorder.h"
 #include "reload.h"
@@ -230,6 +231,7 @@ start_http(const struct pc_config *cfg, const struct pc_signer *signer)
 		.ledger = pc_recorder_ledger(),
 		.pubkey = pubkey,
 		.metrics = pc_metrics_text,
+		.cosigned = cfg->witnesses.n > 0 ? pc_witnesses_cosigned : NULL,
 		.ctx = NULL,
 	};
 	struct pc_http *h = pc_http_start(cfg->listen, &ops, &err);
@@ -410,10 +412,16 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 		pc_table_free(t);
 		return EXIT_FAILURE;
 	}
+	/* witnesses that fail to start are logged; the cap does not wait for them */
+	if (pc_witnesses_start(&t->cfg.witnesses, pc_recorder_ledger()) == 0 &&
+	    t->cfg.witnesses.n > 0)
+		pc_recorder_on_publish(pc_witnesses_publish);
 	signer_watched = signer;
 	wait_for_uncovered(covered_ns, window_ns);
 	if (pc_signals_stop() || signer_gone) {
 		notify_stopping();
+		pc_recorder_on_publish(NULL);
+		pc_witnesses_stop();
 		pc_http_stop(http);
 		pc_table_free(t);
 		return EXIT_FAILURE;
@@ -422,6 +430,8 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 	watchdog_arm();
 	forward(path, &tl, ports, &generation);
 	stop_forwarding(&tl);
+	pc_recorder_on_publish(NULL);
+	pc_witnesses_stop();
 	pc_http_stop(http);
 	free_tables(&tl);
 	return signer_gone || declaration_expired ? EXIT_FAILURE : EXIT_SUCCESS;

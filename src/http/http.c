@@ -39,6 +39,7 @@ struct pc_http {
 	char *pubkey;                      /* with its newline */
 	size_t pubkey_len;
 	char *(*metrics)(void *ctx, size_t *len);
+	size_t (*cosigned)(const char *note, size_t len, char *out, size_t outlen);
 	void *ctx;
 	uint16_t port;
 };
@@ -133,6 +134,13 @@ get_checkpoint(struct pc_http *h, struct MHD_Connection *c, const struct pc_http
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the checkpoint");
 	if (n == 0)
 		return send_text(c, MHD_HTTP_NOT_FOUND, "no checkpoint yet");
+	if (h->cosigned != NULL) {
+		char with[PC_NOTE_MAX + PC_HTTP_COSIGNED_MAX];
+		size_t m = h->cosigned(note, (size_t)n, with, sizeof(with));
+
+		if (m > 0)
+			return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, with, m, 1);
+	}
 	return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, note, (size_t)n, 1);
 }
 
@@ -436,6 +444,7 @@ pc_http_start(const char *listen, const struct pc_http_ops *ops, struct pc_error
 	}
 	h->ledger = ops->ledger;
 	h->metrics = ops->metrics;
+	h->cosigned = ops->cosigned;
 	h->ctx = ops->ctx;
 	if (ops->pubkey != NULL) {
 		h->pubkey_len = strcspn(ops->pubkey, "\n") + 1;

@@ -3,6 +3,7 @@
  * Submitting checkpoints to a C2SP tlog-witness with libcurl.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,18 @@ pc_wclient_free(struct pc_wclient *c)
 	c->curl = NULL;
 }
 
+static int
+on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	const int *stop = arg;
+
+	(void)dt;
+	(void)dn;
+	(void)ut;
+	(void)un;
+	return stop != NULL && __atomic_load_n(stop, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
 /* One POST; the HTTP status, or 0 with err when there was no answer. */
 static long
 post(struct pc_wclient *c, const char *body, size_t len, struct answer *a, char *ctype,
@@ -91,6 +104,9 @@ post(struct pc_wclient *c, const char *body, size_t len, struct answer *a, char 
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_err);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, c->stop == NULL ? 1L : 0L);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)(uintptr_t)c->stop);
 	rc = curl_easy_perform(h);
 	curl_slist_free_all(hdr);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);

@@ -30,6 +30,7 @@ struct pc_wclient {
 	struct pc_verifier_key vk; /* the witness's cosigner key (type 0x04) */
 	uint64_t size;             /* the size the witness is believed to hold */
 	long timeout_ms;           /* for a whole request */
+	const int *stop;           /* when set and non-zero, a request in flight ends */
 	void *curl;                /* one handle, kept alive between submissions */
 };
 

@@ -6,13 +6,16 @@
  *
  *   witness-submit URL WITNESS-VKEY-FILE LEDGER-DIR [NOTE-FILE] [--old N]
  *   witness-submit --request OLD LEDGER-DIR [NOTE-FILE]
+ *   witness-submit --check WITNESS-VKEY-FILE NOTE-FILE
  *
  * Submits the ledger's published checkpoint (or NOTE-FILE's, of a prefix
  * of the ledger) from the size the client believes the witness holds (0,
  * or --old N), and prints the result, the last status and the cosignature.
  * Exit status: 0 cosigned, 1 usage or error, 3 conflict, 4 refused, 5
  * down, 6 a bad answer. --request prints the add-checkpoint body from OLD
- * instead, for tests that send altered requests themselves.
+ * instead, for tests that send altered requests themselves. --check
+ * prints the timestamp of the witness's cosignature in NOTE-FILE (a note
+ * podcapd served) and exits 0 when it verifies, 1 when it does not.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,6 +94,32 @@ print_request(int argc, char **argv)
 	return n == 0;
 }
 
+static int
+check_note(int argc, char **argv)
+{
+	static char note[PC_NOTE_MAX + 4096];
+	struct pc_verifier_key vk;
+	struct pc_error err;
+	char buf[512];
+	uint64_t t;
+	size_t n;
+	FILE *f;
+
+	if (argc != 4 || (f = fopen(argv[2], "r")) == NULL || fgets(buf, sizeof(buf), f) == NULL)
+		return 1;
+	fclose(f);
+	if (pc_cosig_vkey_parse(buf, &vk, &err) != 0 || (f = fopen(argv[3], "rb")) == NULL)
+		return 1;
+	n = fread(note, 1, sizeof(note), f);
+	fclose(f);
+	if (pc_cosig_verify(note, n, &vk, &t, &err) != 0) {
+		printf("%s\n", err.msg);
+		return 1;
+	}
+	printf("%" PRIu64 "\n", t);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -112,6 +141,8 @@ main(int argc, char **argv)
 		return 1;
 	if (argc > 1 && strcmp(argv[1], "--request") == 0)
 		return print_request(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--check") == 0)
+		return check_note(argc, argv);
 	for (i = 4; i < argc; i++) {
 		if (strcmp(argv[i], "--old") == 0 && i + 1 < argc)
 			old = strtoull(argv[++i], NULL, 10);

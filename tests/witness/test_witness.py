@@ -17,6 +17,8 @@ real keys. Checks, each failing if the feature breaks:
   - kill -9 in the middle of submissions, five times: the state file always
     holds a checkpoint the witness cosigned, never less than the last one it
     answered, and cosigning resumes after restart;
+  - a witness whose 200 carries a line of its name that does not verify,
+    or whose 409 is not text/x.tlog.size, gets nothing kept;
   - a damaged state file or a second witness on the same directory stops it
     from starting.
 """
@@ -74,6 +76,8 @@ class Witness:
             m = re.search(r"listening on port (\d+)", self.log())
             if m:
                 self.port = int(m[1])
+                # a restart listens where its clients know it
+                self.args[self.args.index("--listen") + 1] = f"127.0.0.1:{self.port}"
                 return self
             if self.proc.poll() is not None:
                 raise RuntimeError("podcap-witness exited: " + self.log())
@@ -279,6 +283,42 @@ def test_kill9(d, wkey, wvkey, logkey, logpub):
         w.stop()
 
 
+def test_lying_witness(d, wvkey, logkey):
+    """A witness that answers 200 with a line of its name that does not verify, or a
+    409 that is not text/x.tlog.size: the client keeps nothing (bad-answer)."""
+    import http.server
+    name, kid, _ = b64key(open(wvkey).read())
+    answers = []
+
+    class Liar(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            status, ctype, body = answers.pop(0)
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Liar)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    fake = Witness(d, "", "", [])
+    fake.port = srv.server_address[1]
+    led = ledger(d, "liar", logkey)
+    forged = base64.b64encode(bytes.fromhex(kid) + struct.pack(">Q", int(time.time())) + os.urandom(64))
+    answers.append((200, "text/plain", ("\u2014 " + name + " ").encode() + forged + b"\n"))
+    rc, head, why = submit(fake, wvkey, led)
+    check(rc == 6 and head[0] == "bad-answer", f"a cosignature that does not verify is not kept ({head} {why})")
+    answers.append((409, "text/plain", b"3\n"))
+    rc, head, why = submit(fake, wvkey, led)
+    check(rc == 6, f"a 409 that is not text/x.tlog.size is a bad answer ({head} {why})")
+    srv.shutdown()
+
+
 def test_refusals(d, wkey, logpub):
     st = os.path.join(d, "state")
     w = Witness(d, wkey, st, [logpub]).start()
@@ -316,6 +356,7 @@ def main():
               f"--print-key: {name}+{kid}, type 0x04, id SHA-256(name \\n 0x04 pk)[:4] = {want}")
         test_statuses(d, wkey, wvkey, logkey, logpub, otherkey)
         test_kill9(d, wkey, wvkey, logkey, logpub)
+        test_lying_witness(d, wvkey, logkey)
         test_refusals(d, wkey, logpub)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
