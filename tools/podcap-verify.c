@@ -33,6 +33,9 @@
  * it is an auditor's declaration: every START and RELOAD must be followed
  * by a DECLARE naming one of them, signed by an auditor key, and every
  * window must start while it is valid (verify_audit.h).
+ * --witness KEY (repeatable), --witness-quorum K, --max-witness-delay D:
+ * the checkpoint must carry K valid cosignatures of those witnesses, and
+ * their times bound the newest window (include/podcap/verify_witness.h).
  *
  * --checkpoint FILE verifies the log as of that signed checkpoint (one
  * kept earlier, or obtained from elsewhere) instead of the newest the
@@ -70,11 +73,13 @@
 #include "podcap/note.h"
 #include "podcap/record.h"
 #include "podcap/units.h"
+#include "podcap/cosig.h"
 #include "podcap/verify.h"
 #include "podcap/declaration.h"
 #include "podcap/verify_audit.h"
 
 #include "podcap-verify-audit.h"
+#include "podcap/verify_witness.h"
 
 #include "verify_fleet.h"
 #ifdef PC_HAVE_LIBCRYPTO
@@ -105,6 +110,7 @@ struct opts {
 	size_t nauditor_keys;
 	uint64_t max_map_age_ns; /* PC_VERIFY_UNLIMITED unless --max-map-age */
 	const char *assignment;  /* --assignment DIR: the draw's inputs and revealed seeds */
+	struct pc_witness_policy witness; /* --witness, --witness-quorum, --max-witness-delay */
 };
 
 static void
@@ -118,6 +124,8 @@ usage(FILE *f)
 		"           [--max-merged-windows N] [--build-id HEX]...\n",
 		"           [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]\n",
 		"           [--assignment DIR]\n",
+		"           [--witness VKEY|FILE]... [--witness-quorum K]\n",
+		"           [--max-witness-delay DURATION]\n",
 		"       podcap-verify --fleet FILE [--jobs N] [--json] [--html FILE] [options]\n",
 		"       podcap-verify --version | --help\n",
 		"report options: [--html FILE] [--indicators] [--model-size SIZE]\n",
@@ -470,6 +478,51 @@ policy_arg(int c, const char *arg, struct pc_verify_policy *p)
 	return false;
 }
 
+/* --witness: a cosigner key, as a line or in a file. */
+static void
+witness_key(const char *arg, struct pc_witness_policy *w)
+{
+	struct pc_error err, ferr;
+	char line[512];
+	FILE *f;
+
+	if (w->nkeys == PC_VERIFY_MAX_WITNESSES)
+		die_usage("more than %d --witness", PC_VERIFY_MAX_WITNESSES);
+	if (pc_cosig_vkey_parse(arg, &w->keys[w->nkeys], &err) == 0) {
+		w->nkeys++;
+		return;
+	}
+	f = fopen(arg, "r");
+	if (f == NULL)
+		die_usage("--witness %s: %s, and no such file", arg, err.msg);
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	fclose(f);
+	if (pc_cosig_vkey_parse(line, &w->keys[w->nkeys], &ferr) != 0)
+		die_usage("--witness %s: %s", arg, ferr.msg);
+	w->nkeys++;
+}
+
+/* The options of the witness policy; false when c is none of them. */
+static bool
+witness_arg(int c, const char *arg, struct pc_witness_policy *w)
+{
+	switch (c) {
+	case 'w':
+		witness_key(arg, w);
+		return true;
+	case 'Q':
+		w->quorum = (unsigned)arg_count("witness-quorum", arg);
+		if (w->quorum == 0)
+			die_usage("--witness-quorum must be at least 1");
+		return true;
+	case 'D':
+		w->max_delay_ns = arg_duration("max-witness-delay", arg);
+		return true;
+	}
+	return false;
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -495,6 +548,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "auditor-key", required_argument, NULL, 'K' },
 		{ "max-map-age", required_argument, NULL, 'Y' },
 		{ "assignment", required_argument, NULL, 'Z' },
+		{ "witness", required_argument, NULL, 'w' },
+		{ "witness-quorum", required_argument, NULL, 'Q' },
+		{ "max-witness-delay", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -504,8 +560,9 @@ parse_args(int argc, char **argv, struct opts *o)
 
 	pc_verify_policy_init(&o->policy);
 	o->max_map_age_ns = PC_VERIFY_UNLIMITED;
+	o->witness.max_delay_ns = PC_VERIFY_WITNESS_DELAY_NS;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (policy_arg(c, optarg, &o->policy))
+		if (policy_arg(c, optarg, &o->policy) || witness_arg(c, optarg, &o->witness))
 			continue;
 		switch (c) {
 		case 'k':
@@ -582,6 +639,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		    "--auditor-key and --max-map-age check the declarations of --pod-maps DIR");
 	if (o->decl_dir != NULL && o->nauditor_keys == 0)
 		die_usage("--pod-maps DIR needs the auditor's key (--auditor-key)");
+	if (o->witness.quorum > o->witness.nkeys)
+		die_usage("--witness-quorum %u: only %zu --witness given", o->witness.quorum,
+			  o->witness.nkeys);
+	o->witness.skew_ns = o->policy.clock_skew_ns;
 	/* the verifier always says what time it is: its pulls are kept in the state */
 	if (o->policy.now_ns == 0)
 		o->policy.now_ns = pc_now_ns();
@@ -647,6 +708,27 @@ load_maps(struct maps *m, const char *arg)
 	free(names);
 }
 
+/* The witness policy on the checkpoint verified (with its cosignature lines). */
+static int
+judge_witnesses(const struct pc_verify *v, const struct pc_witness_policy *p,
+		struct pc_witness_report *r)
+{
+	uint64_t now, newest_end, age;
+	size_t len = 0;
+	const char *note = pc_verify_checkpoint_note(v, &len);
+
+	pc_verify_freshness(v, &now, &newest_end, &age);
+	if (note == NULL) {
+		memset(r, 0, sizeof(*r));
+		r->first = -1;
+		r->quorum = p->quorum != 0 ? p->quorum : (unsigned)p->nkeys;
+		r->nfail = 1;
+		snprintf(r->fail[0], sizeof(r->fail[0]), "no verified checkpoint to judge");
+		return -1;
+	}
+	return pc_witness_judge(p, note, len, newest_end, r);
+}
+
 /* One appliance: the options on the command line, or those of a fleet's child. */
 static int
 verify_main(int argc, char **argv)
@@ -692,6 +774,8 @@ verify_main(int argc, char **argv)
 		verify_url(v, o.url, cp, cp_len);
 	free(cp);
 	int rc = pc_verify_finish(v);
+	struct pc_witness_report wr;
+	int witnessed = o.witness.nkeys == 0 || judge_witnesses(v, &o.witness, &wr) == 0;
 	/* what this run took on the log's word: said even when the report is read by a program */
 	for (int w = 0; w < PC_VW_COUNT; w++)
 		if (pc_verify_warnings(v) & (1u << w))
@@ -701,10 +785,14 @@ verify_main(int argc, char **argv)
 		pc_verify_print_json(v, stdout);
 	else
 		pc_verify_print_text(v, stdout);
+	if (o.witness.nkeys > 0)
+		pc_witness_report_print(&o.witness, &wr, o.json ? stderr : stdout);
 	if (fflush(stdout) != 0)
 		die_io("stdout: %s", strerror(errno));
 	if (o.html != NULL)
 		write_html(o.html, v);
+	if (rc == 0 && !witnessed)
+		rc = 1;
 	if (rc == 0 && o.state != NULL) {
 		char *text;
 		size_t len;

@@ -22,6 +22,7 @@
 #include "podcap/hex.h"
 #include "podcap/note.h"
 #include "podcap/tlog_witness.h"
+#include "podcap/verify_witness.h"
 
 #include "testutil.h"
 
@@ -534,6 +535,69 @@ test_witness_statuses(void **state)
 	pc_signer_key_free(stranger);
 }
 
+/* The verifier's witness policy: quorum, labels ahead of the first cosignature, late cosigning. */
+static void
+test_judge(void **state)
+{
+	struct pc_signer_key *log = pc_test_key("example.com/log", NULL);
+	struct pc_signer_key *w[3] = {
+		pc_test_key("witness.example/w1", NULL),
+		pc_test_key("witness.example/w2", NULL),
+		pc_test_key("witness.example/w3", NULL),
+	};
+	static const char body[] =
+	    "example.com/log\n3\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n";
+	const uint64_t s = UINT64_C(1000000000), t1 = 1800000000, t2 = 1800000010;
+	static struct pc_witness_policy p;
+	static struct pc_witness_report r;
+	char note[PC_NOTE_MAX], line[PC_COSIG_LINE_MAX];
+	size_t n, l;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	for (int i = 0; i < 3; i++)
+		pc_cosig_vkey_of(w[i], &p.keys[i]);
+	p.nkeys = 3;
+	p.max_delay_ns = 300 * s;
+	n = pc_test_sign_note(log, body, note, sizeof(note));
+	l = pc_cosig_sign(w[1], body, strlen(body), t2, line, sizeof(line));
+	memcpy(note + n, line, l + 1);
+	n += l;
+	l = pc_cosig_sign(w[0], body, strlen(body), t1, line, sizeof(line));
+	memcpy(note + n, line, l + 1);
+	n += l;
+
+	/* Every key's by default: two of three is short. */
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 5 * s, &r), -1);
+	assert_int_equal(r.nvalid, 2);
+	assert_int_equal(r.quorum, 3);
+	assert_non_null(strstr(r.fail[0], "2 valid cosignatures of the 3 required"));
+	assert_non_null(strstr(r.seen[2].why, "no cosignature by witness.example/w3"));
+	p.quorum = 2;
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 5 * s, &r), 0);
+	assert_int_equal(r.first, 0); /* the earlier of the two */
+	/* A window may end within the cosignature's second, not after it. */
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s + s, &r), 0);
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s + s + 1, &r), -1);
+	assert_non_null(strstr(r.fail[0], "ran ahead of the witnesses' time"));
+	assert_non_null(strstr(r.fail[0], "witness.example/w1"));
+	/* ... the verifier's clock skew allowed on top. */
+	p.skew_ns = 2 * s;
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s + 3 * s, &r), 0);
+	p.skew_ns = 0;
+	/* The newest window cosigned more than the delay after it ended is named. */
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 300 * s, &r), 0);
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 301 * s, &r), -1);
+	assert_non_null(strstr(r.fail[0], "301 s after it ended"));
+	/* A cosignature over another body is no cosignature. */
+	note[strlen("example.com/log\n")] = '4';
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 5 * s, &r), -1);
+	assert_int_equal(r.nvalid, 0);
+	pc_signer_key_free(log);
+	for (int i = 0; i < 3; i++)
+		pc_signer_key_free(w[i]);
+}
+
 int
 main(void)
 {
@@ -546,6 +610,7 @@ main(void)
 		cmocka_unit_test(test_request_spec_example),
 		cmocka_unit_test(test_request_strict),
 		cmocka_unit_test(test_witness_statuses),
+		cmocka_unit_test(test_judge),
 	};
 
 	if (sodium_init() < 0)

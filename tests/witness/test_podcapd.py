@@ -5,7 +5,8 @@
 podcapd closes a window a second between DPDK pcap ports; each checkpoint
 goes to two witnesses. Checks, each failing if the feature breaks:
   - the served checkpoint carries a valid cosignature of each witness
-    (checked with the witness's key), whose time is the witness's clock;
+    (checked with the witness's key), whose time is the witness's clock,
+    and podcap-verify --witness-quorum 2 passes the log it covers;
   - /metrics passes `promtool check metrics` and counts each witness's
     results and the size it last cosigned, which is the served size;
   - one witness killed -9: windows go on being recorded, one a second, the
@@ -37,6 +38,7 @@ PODCAPD = os.environ["PODCAPD"]
 KEYGEN = os.environ["PODCAP_KEYGEN"]
 SUBMIT = os.environ["WITNESS_SUBMIT"]
 WITNESS = os.environ["PODCAP_WITNESS"]
+VERIFY = os.environ["PODCAP_VERIFY"]
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
 
 MAP = """\
@@ -137,6 +139,14 @@ def main():
                 note, t = got
                 now = time.time()
                 check(all(now - 120 < x <= now + 1 for x in t), f"their times are the witnesses' clocks ({t})")
+                cp = f"{d}/cosigned"
+                with open(cp, "w") as f:
+                    f.write(note)
+                r = subprocess.run([VERIFY, "--key", p.key + ".pub", "--url", f"http://127.0.0.1:{port}",
+                                    "--checkpoint", cp, "--witness", vkeys[0], "--witness", vkeys[1],
+                                    "--witness-quorum", "2"], capture_output=True, text=True, timeout=120)
+                check(r.returncode == 0 and "witnesses: 2 of 2 cosigned the checkpoint, 2 required" in r.stdout,
+                      f"podcap-verify --witness-quorum 2 passes the honest log ({r.returncode}: {r.stdout[-500:]}{r.stderr})")
             m = get(port, "/metrics")
             r = subprocess.run([PROMTOOL, "check", "metrics"], input=m, capture_output=True, text=True)
             check(r.returncode == 0 and r.stdout == "" and r.stderr == "",

@@ -42,6 +42,9 @@ SUBMIT = os.environ["WITNESS_SUBMIT"]
 KEYGEN = os.environ["PODCAP_KEYGEN"]
 LEDGER_GEN = os.environ["PODCAP_LEDGER_GEN"]
 SRC = os.environ["PODCAP_SOURCE_ROOT"]
+VERIFY = os.environ.get("PODCAP_VERIFY")
+FAKETIME_LIBS = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
+                 "/usr/lib/faketime/libfaketimeMT.so.1"]
 PODMAP = os.path.join(SRC, "tests/vectors/podmap.yaml")
 
 failures = []
@@ -59,18 +62,19 @@ def run(*args, **kw):
 
 
 class Witness:
-    def __init__(self, d, key, state, logs):
+    def __init__(self, d, key, state, logs, env=None):
         self.args = [WITNESS, "--key", key, "--state", state, "--listen", "127.0.0.1:0"]
         for log in logs:
             self.args += ["--log", log]
         self.d = d
+        self.env = env
         self.proc = None
         self.port = None
 
     def start(self):
         self.err = open(os.path.join(self.d, "witness.err"), "a+")
         self.err_start = self.err.seek(0, 2)
-        self.proc = subprocess.Popen(self.args, stderr=self.err)
+        self.proc = subprocess.Popen(self.args, stderr=self.err, env=self.env)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             m = re.search(r"listening on port (\d+)", self.log())
@@ -319,6 +323,72 @@ def test_lying_witness(d, wvkey, logkey):
     srv.shutdown()
 
 
+def test_verify_times(d, logkey, logpub):
+    """podcap-verify --witness on logs the witnesses' clocks contradict.
+
+    podcap-ledger-gen's windows are labelled 2024-01-01. Cosigned now, the
+    newest window ended long before its first cosignature: a log written
+    after the fact. Cosigned by witnesses whose clocks say 2023
+    (libfaketime), its labels ran ahead of the cosignature times. Either
+    way --witness-quorum 2 fails, naming the newest window and a witness;
+    without --witness the same log passes."""
+    if not VERIFY:
+        return
+    lib = next((x for x in FAKETIME_LIBS if os.path.exists(x)), None)
+    led = ledger(d, "times", logkey)
+    base = [VERIFY, "--key", logpub, "--ledger", led, "--now", "2024-06-01T00:00:00Z"]
+    r = run(*base)
+    check(r.returncode == 0, f"the log verifies without --witness ({r.returncode})")
+    for case, env in (("now", None), ("2023", {"FAKETIME": "@2023-01-01 00:00:00"})):
+        if env is not None:
+            if not check(lib is not None, "libfaketime is installed (tools/setup installs it)"):
+                continue
+            env = dict(os.environ, LD_PRELOAD=lib, FAKETIME_DONT_RESET="1", **env)
+        note = open(os.path.join(led, "checkpoint")).read()
+        vkeys = []
+        for i in (1, 2):
+            wd = os.path.join(d, f"times-{case}-{i}")
+            os.mkdir(wd)
+            key = os.path.join(wd, "w.key")
+            run(KEYGEN, "--out", key, "--name", f"witness.example/t{i}")
+            vk = run(WITNESS, "--key", key, "--print-key").stdout.strip()
+            vkeys.append(vk)
+            w = Witness(wd, key, os.path.join(wd, "state"), [logpub], env=env).start()
+            try:
+                vkf = os.path.join(wd, "vkey")
+                with open(vkf, "w") as f:
+                    f.write(vk + "\n")
+                rc, head, line = submit(w, vkf, led)
+                check(rc == 0, f"witness {i} ({case}) cosigns the log ({head})")
+                note += line + "\n"
+            finally:
+                w.stop()
+        cp = os.path.join(d, f"cosigned-{case}")
+        with open(cp, "w") as f:
+            f.write(note)
+        args = base + ["--checkpoint", cp, "--witness", vkeys[0], "--witness", vkeys[1],
+                       "--witness-quorum", "2"]
+        r = run(*args)
+        if case == "now":
+            check(r.returncode == 1 and "after the fact" in r.stdout and "2024-01-01" in r.stdout
+                  and "witnesses: 2 of 2 cosigned" in r.stdout,
+                  f"cosigned years after its windows: exit 1, named ({r.returncode}: {r.stdout[-400:]})")
+            r = run(*(args + ["--max-witness-delay", "30000h"]))
+            check(r.returncode == 0, f"... and passes with a delay of 30000 h allowed ({r.returncode}: {r.stdout[-300:]})")
+        else:
+            check(r.returncode == 1 and "ran ahead of the witnesses' time" in r.stdout
+                  and "witness.example/t" in r.stdout,
+                  f"labels ahead of the cosignature times: exit 1, named ({r.returncode}: {r.stdout[-400:]})")
+        xkey = os.path.join(d, f"x-{case}.key")
+        run(KEYGEN, "--out", xkey, "--name", "witness.example/x")
+        xvk = run(WITNESS, "--key", xkey, "--print-key").stdout.strip()
+        r = run(*(base + ["--checkpoint", cp, "--witness", vkeys[0], "--witness", xvk,
+                          "--max-witness-delay", "30000h"]))
+        check(r.returncode == 1 and "witnesses: 1 of 2 cosigned the checkpoint, 2 required" in r.stdout
+              and "no cosignature by witness.example/x+" in r.stdout,
+              f"a witness that did not cosign fails the default quorum, all of them ({r.returncode})")
+
+
 def test_refusals(d, wkey, logpub):
     st = os.path.join(d, "state")
     w = Witness(d, wkey, st, [logpub]).start()
@@ -357,6 +427,7 @@ def main():
         test_statuses(d, wkey, wvkey, logkey, logpub, otherkey)
         test_kill9(d, wkey, wvkey, logkey, logpub)
         test_lying_witness(d, wvkey, logkey)
+        test_verify_times(d, logkey, logpub)
         test_refusals(d, wkey, logpub)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
