@@ -20,6 +20,12 @@
 
 #define PC_NOTE_MAX 4096
 
+/*
+ * The one decimal of checkpoints and of tlog-witness (tree sizes, old
+ * sizes): digits only, no leading zero unless "0", no overflow. 0 or -1.
+ */
+int pc_decimal_parse(const char *s, size_t len, uint64_t *out);
+
 struct pc_checkpoint {
 	char origin[PC_KEY_NAME_LEN];
 	uint64_t size;

@@ -55,9 +55,8 @@ sig_name_valid(const char *name, size_t len)
 	return 1;
 }
 
-/* Strict decimal: digits only, no leading zero unless "0", no overflow. */
-static int
-parse_u64(const char *s, size_t len, uint64_t *out)
+int
+pc_decimal_parse(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
@@ -145,7 +144,7 @@ pc_checkpoint_parse_body(const char *body, size_t len, struct pc_checkpoint *cp,
 		return pc_error_set(err, "checkpoint origin is too long");
 	}
 	memcpy(cp->origin, line, n);
-	if (next_line(&p, end, &line, &n) != 0 || parse_u64(line, n, &cp->size) != 0) {
+	if (next_line(&p, end, &line, &n) != 0 || pc_decimal_parse(line, n, &cp->size) != 0) {
 		return pc_error_set(err, "checkpoint tree size is not a canonical decimal number");
 	}
 	if (next_line(&p, end, &line, &n) != 0 || n != ROOT_B64_LEN ||

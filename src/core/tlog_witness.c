@@ -45,24 +45,6 @@ pc_add_checkpoint_format(uint64_t old_size, const uint8_t proof[][PC_HASH_LEN], 
 	return pos + note_len;
 }
 
-/* Strict decimal: digits only, no leading zero unless "0", no overflow. */
-static int
-parse_decimal(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (len == 0 || len > 20 || (len > 1 && s[0] == '0'))
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
 int
 pc_add_checkpoint_parse(const char *body, size_t len, struct pc_add_checkpoint *req,
 			struct pc_error *err)
@@ -73,7 +55,7 @@ pc_add_checkpoint_parse(const char *body, size_t len, struct pc_add_checkpoint *
 	memset(req, 0, sizeof(*req));
 	nl = memchr(p, '\n', len);
 	if (nl == NULL || nl - p < 4 || memcmp(p, "old ", 4) != 0 ||
-	    parse_decimal(p + 4, (size_t)(nl - p - 4), &req->old_size) != 0)
+	    pc_decimal_parse(p + 4, (size_t)(nl - p - 4), &req->old_size) != 0)
 		return pc_error_set(err, "the first line is not \"old <size>\"");
 	for (p = nl + 1;; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -105,7 +87,7 @@ pc_add_checkpoint_parse(const char *body, size_t len, struct pc_add_checkpoint *
 int
 pc_witness_size_parse(const char *body, size_t len, uint64_t *size, struct pc_error *err)
 {
-	if (len < 2 || body[len - 1] != '\n' || parse_decimal(body, len - 1, size) != 0)
+	if (len < 2 || body[len - 1] != '\n' || pc_decimal_parse(body, len - 1, size) != 0)
 		return pc_error_set(err, "the conflict answer is not \"<size>\\n\"");
 	return 0;
 }
