@@ -343,7 +343,10 @@ def test_verify_times(d, logkey, logpub):
         if env is not None:
             if not check(lib is not None, "libfaketime is installed (tools/setup installs it)"):
                 continue
-            env = dict(os.environ, LD_PRELOAD=lib, FAKETIME_DONT_RESET="1", **env)
+            # under AddressSanitizer (tools/sanitize) its runtime must come first
+            asan = re.search(r"(\S*libasan\.so\S*) => (\S+)", run("ldd", WITNESS).stdout)
+            preload = (asan[2] + " " if asan else "") + lib
+            env = dict(os.environ, LD_PRELOAD=preload, FAKETIME_DONT_RESET="1", **env)
         note = open(os.path.join(led, "checkpoint")).read()
         vkeys = []
         for i in (1, 2):
