@@ -39,6 +39,9 @@ secs=16
 # witness_start I: podcap-witness I on 127.0.0.1:738I, over its state.
 witness_start()
 {
+	# a log of this start alone: the wait below must not see an earlier start's line
+	[ -f "$PC_TMP/w$1.log" ] && cat "$PC_TMP/w$1.log" >>"$PC_TMP/w$1.earlier.log"
+	: >"$PC_TMP/w$1.log"
 	"$PODCAP_WITNESS" --key "$PC_TMP/w$1.key" --state "$PC_TMP/w$1.state" \
 	    --log "$PC_TMP/appliance.key.pub" --listen "127.0.0.1:738$1" \
 	    2>>"$PC_TMP/w$1.log" </dev/null &
@@ -104,8 +107,8 @@ h1=$(held 1)
 kill -KILL "$W1"
 sleep "$((2 * step))"
 witness_start 1
-grep 'at size' "$PC_TMP/w1.log" | tail -1 | grep -q "at size $h1\$" && pass "witness 1 restarted on its state at size $h1" ||
-	fail "witness 1 restarted without its state (held $h1): $(grep 'at size' "$PC_TMP/w1.log" | tail -1)"
+grep -q "at size $h1\$" "$PC_TMP/w1.log" && pass "witness 1 restarted on its state at size $h1" ||
+	fail "witness 1 restarted without its state (held $h1): $(grep 'at size' "$PC_TMP/w1.log")"
 sleep "$step"
 kill -STOP "$W2"
 sleep "$((2 * step))"
