@@ -25,6 +25,8 @@
 #include "podcap/note.h"
 #include "podcap/record.h"
 
+#include "tiles.h"
+
 #define TEXT_TYPE "text/plain; charset=utf-8"
 #define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define BINARY_TYPE "application/octet-stream"
@@ -351,6 +353,10 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)req;
+	if (strcmp(url, "/checkpoint") == 0 || strncmp(url, "/tile/", 6) == 0)
+		return has_body(c)
+		    ? send_text(c, MHD_HTTP_BAD_REQUEST, "a GET or HEAD request takes no body")
+		    : pc_http_tiles(c, method, url, h->ledger, h->cosigned);
 	pc_http_request_init(&q, method, url);
 	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect_arg, &q);
 	pc_http_request_finish(&q, pc_ledger_published_size(h->ledger));

@@ -11,6 +11,9 @@
  *  - the decision cosigns (200) a checkpoint that the log's key did not
  *    sign, or one not proven consistent with what the witness holds, or
  *    answers a status tlog-witness does not define, or without a reason.
+ * The input is also tried as a C2SP tlog-tiles path (tlog_tiles.h): one
+ * that parses must format back to the same path, and every tile it names
+ * of a tree it exists in must have 1 to 256 hashes.
  * The witness knows one log, whose key is fixed (seed 0x4c..., origin
  * example.com/podcap/fuzz) and which it last cosigned at size 5 of the
  * tree of leaves "leaf 0", "leaf 1", ...; seed-signed holds a request the
@@ -25,6 +28,7 @@
 
 #include "podcap/merkle.h"
 #include "podcap/note.h"
+#include "podcap/tlog_tiles.h"
 #include "podcap/tlog_witness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -98,6 +102,23 @@ check_decision(const struct pc_add_checkpoint *req)
 		abort();
 }
 
+static void
+check_tile_path(const uint8_t *data, size_t size)
+{
+	char path[128], again[128];
+	struct pc_tile t;
+
+	if (size >= sizeof(path) || memchr(data, '\0', size) != NULL)
+		return;
+	memcpy(path, data, size);
+	path[size] = '\0';
+	if (pc_tile_parse(path, &t) != 0)
+		return;
+	if (pc_tile_path(&t, again, sizeof(again)) != size || strcmp(again, path) != 0 ||
+	    t.width == 0 || t.width > PC_TILE_WIDTH || t.level > PC_TILE_MAX_LEVEL)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -107,6 +128,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 
 	init();
+	check_tile_path(data, size);
 	why.msg[0] = '\0';
 	if (pc_add_checkpoint_parse((const char *)data, size, &req, &why) != 0) {
 		if (why.msg[0] == '\0')

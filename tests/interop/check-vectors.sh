@@ -10,7 +10,7 @@ go=$1 src=$2 out=$3
 mkdir -p "$out"
 GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE="$out/gocache" \
 	"$go" run "$src/tests/interop/witness_vectors.go" "$out"
-for f in cosig.txt consistency.txt; do
+for f in cosig.txt consistency.txt tiles.txt; do
 	cmp "$src/tests/vectors/witness/$f" "$out/$f"
 done
 echo "witness vectors: Go's note and tlog write the committed bytes"

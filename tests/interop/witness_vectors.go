@@ -7,6 +7,8 @@
 //	cosig.txt        a checkpoint signed by a log key and cosigned
 //	                 (cosignature/v1) by two witnesses, with every key
 //	consistency.txt  RFC 6962 consistency proofs from every old size
+//	tiles.txt        every C2SP tlog-tiles hash tile of a tree of 600
+//	                 leaves, with its path
 //
 // tests/unit/test_cosig.c checks that podcap reproduces both byte for
 // byte. Build offline: GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS=-mod=mod
@@ -163,6 +165,42 @@ func consistencyVectors(dir string) {
 	check(os.WriteFile(filepath.Join(dir, "consistency.txt"), []byte(b.String()), 0o644))
 }
 
+// The C2SP tlog-tiles path of a hash tile (Go's sumdb paths are tile/8/L/...).
+func tilePath(t tlog.Tile) string {
+	n := fmt.Sprintf("%03d", t.N%1000)
+	for x := t.N / 1000; x > 0; x /= 1000 {
+		n = fmt.Sprintf("x%03d/", x%1000) + n
+	}
+	p := fmt.Sprintf("tile/%d/%s", t.L, n)
+	if t.W != 1<<t.H {
+		p += fmt.Sprintf(".p/%d", t.W)
+	}
+	return p
+}
+
+func tileVectors(dir string) {
+	const size = 600
+	var l stored
+	var b strings.Builder
+	for i := int64(0); i < size; i++ {
+		hs, err := tlog.StoredHashes(i, []byte(fmt.Sprintf("leaf %d", i)), l)
+		check(err)
+		l = append(l, hs...)
+	}
+	b.WriteString("# path base64(tile data): the hash tiles of the tree of leaves \"leaf 0\" ... \"leaf 599\"\n")
+	ts := tlog.NewTiles(8, 0, size)
+	for i, t := range ts {
+		// only the tiles of the tree of 600: full ones, and each level's last partial one
+		if t.W != 256 && i+1 < len(ts) && ts[i+1].L == t.L && ts[i+1].N == t.N {
+			continue
+		}
+		data, err := tlog.ReadTileData(t, l)
+		check(err)
+		fmt.Fprintf(&b, "%s %s\n", tilePath(t), base64.StdEncoding.EncodeToString(data))
+	}
+	check(os.WriteFile(filepath.Join(dir, "tiles.txt"), []byte(b.String()), 0o644))
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: witness_vectors OUTDIR")
@@ -170,4 +208,5 @@ func main() {
 	}
 	cosigVectors(os.Args[1])
 	consistencyVectors(os.Args[1])
+	tileVectors(os.Args[1])
 }

@@ -21,6 +21,7 @@
 #include "podcap/cosig.h"
 #include "podcap/hex.h"
 #include "podcap/note.h"
+#include "podcap/tlog_tiles.h"
 #include "podcap/tlog_witness.h"
 #include "podcap/verify_witness.h"
 
@@ -598,6 +599,90 @@ test_judge(void **state)
 		pc_signer_key_free(w[i]);
 }
 
+/* C2SP tlog-tiles: paths both ways, and the hash tiles of 600 leaves exactly as Go's tlog reads them. */
+static uint8_t many[600][PC_HASH_LEN];
+
+static int
+many_at(void *ctx, uint64_t i, uint8_t out[PC_HASH_LEN])
+{
+	(void)ctx;
+	if (i >= 600)
+		return -1;
+	memcpy(out, many[i], PC_HASH_LEN);
+	return 0;
+}
+
+static void
+test_tiles(void **state)
+{
+	static const char *const bad[] = {
+		"tile/0/1",          "tile/0/0001",
+		"tile/0/x000/001",   "tile/0/x1/001",
+		"tile/8/000",        "tile/00/000",
+		"tile/0/000.p/0",    "tile/0/000.p/256",
+		"tile/0/000.p/01",   "tile/0/000/",
+		"tile/entries/x001", "tile/-1/000",
+		"tile//000",         "tile/0/",
+		"tile/0/x001/234/",  "tile/0/x018/x446/x744/x073/x709/x551/616",
+	};
+	static uint8_t got[PC_TILE_WIDTH][PC_HASH_LEN], want[PC_TILE_WIDTH * PC_HASH_LEN];
+	char *text, *line, *save, path[96], leaf[16];
+	struct pc_tile t;
+	size_t len, n, tiles = 0;
+
+	(void)state;
+	assert_int_equal(pc_tile_parse("tile/0/x001/x234/067", &t), 0);
+	assert_int_equal(t.index, 1234067);
+	assert_int_equal(t.width, 256);
+	assert_int_equal(pc_tile_parse("tile/entries/x001/234.p/7", &t), 0);
+	assert_true(t.entries);
+	assert_int_equal(t.index, 1234);
+	assert_int_equal(t.width, 7);
+	assert_int_equal(pc_tile_path(&t, path, sizeof(path)), strlen("tile/entries/x001/234.p/7"));
+	assert_string_equal(path, "tile/entries/x001/234.p/7");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(pc_tile_parse(bad[i], &t), -1);
+	/* Which exist in a tree of 600: two full tiles at level 0 and the last partial one of each level. */
+	assert_int_equal(pc_tile_parse("tile/0/001", &t), 0);
+	assert_true(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/0/002", &t), 0);
+	assert_false(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/0/002.p/88", &t), 0);
+	assert_true(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/0/002.p/87", &t), 0);
+	assert_false(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/1/000.p/2", &t), 0);
+	assert_true(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/2/000.p/1", &t), 0);
+	assert_false(pc_tile_exists(&t, 600));
+
+	for (size_t i = 0; i < 600; i++) {
+		snprintf(leaf, sizeof(leaf), "leaf %zu", i);
+		pc_merkle_leaf_hash((const uint8_t *)leaf, strlen(leaf), many[i]);
+	}
+	text = slurp(VEC "tiles.txt", &len);
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (line[0] == '#')
+			continue;
+		assert_non_null(sp);
+		*sp = '\0';
+		assert_int_equal(pc_tile_parse(line, &t), 0);
+		assert_true(pc_tile_exists(&t, 600));
+		assert_int_equal(pc_tile_path(&t, path, sizeof(path)), strlen(line));
+		assert_string_equal(path, line);
+		assert_int_equal(pc_base64_decode(want, sizeof(want), sp + 1, strlen(sp + 1), &n),
+				 0);
+		assert_int_equal(n, (size_t)t.width * PC_HASH_LEN);
+		assert_int_equal(pc_tile_hashes(&t, many_at, NULL, got), 0);
+		assert_memory_equal(got, want, n);
+		tiles++;
+	}
+	assert_int_equal(tiles, 4);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -611,6 +696,7 @@ main(void)
 		cmocka_unit_test(test_request_strict),
 		cmocka_unit_test(test_witness_statuses),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_tiles),
 	};
 
 	if (sodium_init() < 0)

@@ -7,6 +7,8 @@ goes to two witnesses. Checks, each failing if the feature breaks:
   - the served checkpoint carries a valid cosignature of each witness
     (checked with the witness's key), whose time is the witness's clock,
     and podcap-verify --witness-quorum 2 passes the log it covers;
+  - Go's golang.org/x/mod/sumdb/tlog reads the log as C2SP tlog-tiles and
+    proves every record from the tiles to the checkpoint's root;
   - /metrics passes `promtool check metrics` and counts each witness's
     results and the size it last cosigned, which is the served size;
   - one witness killed -9: windows go on being recorded, one a second, the
@@ -102,6 +104,30 @@ def wait_until(pred, timeout):
     return None
 
 
+def tiles_interop(check, d, port):
+    """Go's golang.org/x/mod/sumdb/tlog reads the log as C2SP tlog-tiles
+    (tests/interop/tiles_client.go), every tile checked against the
+    checkpoint's root and every record proven; a path outside the format,
+    or a tile past the tree, is 404."""
+    go = shutil.which("go")
+    if go is None or not os.path.isdir("/usr/share/gocode/src/golang.org/x/mod/sumdb"):
+        print("skip  tlog-tiles interop: no Go or golang-golang-x-mod-dev (tools/setup installs them)")
+        return
+    env = dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off", GOFLAGS="",
+               GOCACHE=f"{d}/gocache")
+    r = subprocess.run([go, "run", os.path.join(HERE, "..", "interop", "tiles_client.go"),
+                        f"http://127.0.0.1:{port}"], capture_output=True, text=True, env=env, timeout=300)
+    check(r.returncode == 0 and "each proven from the tiles" in r.stdout,
+          f"Go's sumdb/tlog reads the served tiles and proves every record ({r.stdout.strip()}{r.stderr.strip()})")
+    for bad in ("/tile/0/x000/001", "/tile/0/1", "/tile/9/000", "/tile/0/999", "/tile/entries/000.p/0"):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}{bad}", timeout=30)
+            code = 200
+        except urllib.error.HTTPError as e:
+            code = e.code
+        check(code == 404, f"GET {bad}: 404 ({code})")
+
+
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="podcap-wd-") as d:
@@ -147,6 +173,7 @@ def main():
                                     "--witness-quorum", "2"], capture_output=True, text=True, timeout=120)
                 check(r.returncode == 0 and "witnesses: 2 of 2 cosigned the checkpoint, 2 required" in r.stdout,
                       f"podcap-verify --witness-quorum 2 passes the honest log ({r.returncode}: {r.stdout[-500:]}{r.stderr})")
+            tiles_interop(check, d, port)
             m = get(port, "/metrics")
             r = subprocess.run([PROMTOOL, "check", "metrics"], input=m, capture_output=True, text=True)
             check(r.returncode == 0 and r.stdout == "" and r.stderr == "",
