@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The data path: receive, classify, pass the bucket, count, transmit.
+ * The data path: receive a burst, classify it (burst.c), pass the bucket,
+ * count, transmit.
  * No locks, no allocation, no system calls per frame.
  */
 #include <stdlib.h>
@@ -9,23 +10,19 @@
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
-#include <rte_lpm.h>
-#include <rte_lpm6.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_prefetch.h>
 #include <rte_ring.h>
 
-#include "podcap/bytes.h"
 #include "podcap/bucket.h"
 #include "podcap/classify.h"
 #include "podcap/counters.h"
 #include "podcap/window_budget.h"
 
+#include "burst.h"
 #include "dataplane.h"
 #include "log.h"
 
-#define ETH_HLEN 14
 #define PUBLISH_INTERVAL_MS 10
 
 struct pc_dataplane pc_dp = {
@@ -120,59 +117,11 @@ deactivate(struct pc_worker *w, const struct pc_table *t, struct pc_shaper *s)
 	s->active_slot = UINT32_MAX;
 }
 
-/*
- * The pod a frame belongs to, or -1 with *why set. The pod is found by the
- * uplink when it carries one pod with no prefixes, else by the address on
- * the pod side of the frame; a pod of another uplink does not match.
- */
-static inline int32_t
-classify(const struct pc_table *t, unsigned u, enum pc_dir d, struct rte_mbuf *m,
-	 uint32_t len, enum pc_link_drop *why)
-{
-	const struct pc_table_uplink *tu = &t->uplinks[u];
-	struct pc_frame_key key;
-	uint32_t pod;
-
-	if (unlikely(len > t->cfg.max_frame || len < ETH_HLEN || m->nb_segs != 1)) {
-		*why = PC_DROP_MALFORMED;
-		return -1;
-	}
-	if (tu->only_pod >= 0)
-		return tu->only_pod;
-
-	switch (pc_classify(rte_pktmbuf_mtod(m, const uint8_t *), len, d, &key)) {
-	case PC_CLASS_IPV4: {
-		uint32_t a = pc_load_be32(key.addr);
-		if (rte_lpm_lookup(t->lpm4, a, &pod) != 0)
-			goto unmapped;
-		break;
-	}
-	case PC_CLASS_IPV6:
-		if (rte_lpm6_lookup(t->lpm6, key.addr, &pod) != 0)
-			goto unmapped;
-		break;
-	case PC_CLASS_MALFORMED:
-		*why = PC_DROP_MALFORMED;
-		return -1;
-	default:
-		goto unmapped;
-	}
-	if (unlikely(t->pod_uplink[pod] != u))
-		goto unmapped;
-	return (int32_t)pod;
-unmapped:
-	*why = PC_DROP_UNMAPPED;
-	return -1;
-}
-
+/* Frame m of `len` bytes, classified by pc_burst_classify as pod (or why). */
 static void
-admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
-      struct rte_mbuf *m, uint64_t now)
+admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d, struct rte_mbuf *m,
+      uint32_t len, int32_t pod, enum pc_link_drop why, uint64_t now)
 {
-	uint32_t len = rte_pktmbuf_pkt_len(m);
-	enum pc_link_drop why = PC_DROP_UNMAPPED;
-	int32_t pod = classify(t, u, d, m, len, &why);
-
 	if (pod < 0) {
 		count_link_drop(w, u, d, why, len);
 		rte_pktmbuf_free(m);
@@ -180,11 +129,6 @@ admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
 	}
 	uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
 	struct pc_shaper *s = &t->shapers[idx];
-	/*
-	 * Counted when the burst is sent; with thousands of pods the line is a
-	 * cache miss that stalled the send loop. Started now, it overlaps.
-	 */
-	rte_prefetch0(&w->bank->pod[pod][d]);
 	enum pc_verdict v = !t->uplinks[u].windowed || s->window == NULL
 	    ? pc_bucket_admit(&s->bucket, now, len)
 	    : pc_wb_admit(s->window, &s->bucket, now, len);
@@ -208,6 +152,22 @@ admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
 		break;
 	}
 	rte_pktmbuf_free(m);
+}
+
+/*
+ * A burst classified as a whole, then admitted frame by frame in arrival
+ * order, with every bucket and counter line it will touch already loading.
+ */
+static void
+admit_burst(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	    struct rte_mbuf **pkts, uint16_t n, uint64_t now)
+{
+	struct pc_burst_class c;
+
+	pc_burst_classify(t, u, d, pkts, n, &c);
+	pc_burst_prefetch(t, w->bank, d, &c, n);
+	for (uint16_t i = 0; i < n; i++)
+		admit(w, t, u, d, pkts[i], c.len[i], c.pod[i], (enum pc_link_drop)c.why[i], now);
 }
 
 /* Sends the heads of the shaping queues for which tokens have accrued. */
@@ -402,8 +362,8 @@ pc_worker_main(void *arg)
 				continue;
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 				uint16_t n = rte_eth_rx_burst(t->uplinks[u].port[d], 0, pkts, PC_BURST);
-				for (uint16_t i = 0; i < n; i++)
-					admit(w, t, u, (enum pc_dir)d, pkts[i], now);
+				if (n != 0)
+					admit_burst(w, t, u, (enum pc_dir)d, pkts, n, now);
 			}
 		}
 		if (w->nactive != 0)
