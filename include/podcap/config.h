@@ -21,6 +21,7 @@
 #define PC_DEVARGS_LEN   256  /* DPDK device strings */
 #define PC_MAX_UPLINKS   64
 #define PC_MAX_PODS      16384
+#define PC_MAX_UPLINK_WORKERS 16   /* config_fields.c says "1 to 16" */
 #define PC_MAX_PREFIXES  64   /* per pod */
 #define PC_DIGEST_LEN    32   /* BLAKE2b-256 */
 #define PC_MAX_AUDITOR_KEYS 8
@@ -56,6 +57,7 @@ struct pc_uplink {
 	char name[PC_ID_LEN];
 	char pod_port[PC_DEVARGS_LEN];     /* PCI address or vdev arguments */
 	char fabric_port[PC_DEVARGS_LEN];
+	unsigned workers; /* RX/TX queue pairs, one worker each: 1 to PC_MAX_UPLINK_WORKERS */
 	unsigned npods;                     /* filled by the loader */
 	struct pc_mark mark;
 };

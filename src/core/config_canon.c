@@ -183,6 +183,9 @@ emit_canonical(struct sink *s, const struct pc_config *cfg)
 		emit(s, "uplink %s\n", up[i]->name);
 		emit_port(s, "pod_port", up[i]->pod_port);
 		emit_port(s, "fabric_port", up[i]->fabric_port);
+		/* only when set: the maps of one worker per uplink keep their digests */
+		if (up[i]->workers > 1)
+			emit(s, "workers %u\n", up[i]->workers);
 	}
 	for (i = 0; i < cfg->npods; i++)
 		emit_pod(s, cfg, pod[i]);

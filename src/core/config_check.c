@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "podcap/config.h"
+#include "podcap/lease.h"
 #include "podcap/units.h"
 #include "podcap/window_budget.h"
 
@@ -362,12 +363,45 @@ check_overlaps(struct ctx *c)
 	return r;
 }
 
+/*
+ * An uplink of several workers shares each pod's cap between them
+ * (lease.h): police mode only, and a burst deep enough for a lease each.
+ */
+static int
+check_workers(struct ctx *c)
+{
+	for (unsigned i = 0; i < c->nuplinks; i++)
+		if (c->uplinks[i].up.workers == 0)
+			c->uplinks[i].up.workers = 1;
+	for (unsigned i = 0; i < c->npods; i++) {
+		const struct pod_state *ps = &c->pods[i];
+		const struct uplink_state *us = &c->uplinks[ps->pod.uplink];
+		unsigned n = us->up.workers;
+		if (n == 1)
+			continue;
+		if (ps->pod.limits.mode != PC_MODE_POLICE)
+			return cfg_fail_at(
+			    c, ps->pod.mark,
+			    "pod '%s' is in shape mode, but uplink '%s' has %u workers: "
+			    "several workers police (mode: police)",
+			    ps->pod.id, us->up.name, n);
+		if (pc_lease_bytes(&ps->pod.limits, n, c->cfg.max_frame) == 0)
+			return cfg_fail_at(
+			    c, burst_origin(c, ps),
+			    "burst of pod '%s' (%" PRIu64 " bytes) is too small for "
+			    "the %u workers of uplink '%s': it must hold at least %u "
+			    "frames of max_frame",
+			    ps->pod.id, ps->pod.limits.burst_bytes, n, us->up.name, n + 1);
+	}
+	return 0;
+}
+
 int
 cfg_check(struct ctx *c)
 {
-	if (check_names(c) < 0 || check_references(c) < 0 ||
-	    check_ports(c) < 0 || check_sharing(c) < 0 ||
-	    resolve_limits(c) < 0 || check_overlaps(c) < 0)
+	if (check_names(c) < 0 || check_references(c) < 0 || check_ports(c) < 0 ||
+	    check_sharing(c) < 0 || resolve_limits(c) < 0 || check_workers(c) < 0 ||
+	    check_overlaps(c) < 0)
 		return -1;
 	return 0;
 }

@@ -275,6 +275,18 @@ handle_gpus(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
+static int
+handle_workers(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	unsigned *n = dst;
+
+	if (handle_gpus(c, f, v, dst) < 0)
+		return -1;
+	if (*n < 1 || *n > PC_MAX_UPLINK_WORKERS)
+		return cfg_fail_value(c, f->key, v, "expected 1 to 16");
+	return 0;
+}
+
 /* An EAL -l core list: "0-1", "0,2-3" */
 static bool
 valid_lcores(const char *s)
@@ -454,6 +466,7 @@ static const struct field uplink_fields[] = {
 	FIELD("name", handle_id, struct uplink_state, up.name, true),
 	FIELD("pod_port", handle_devargs, struct uplink_state, up.pod_port, true),
 	FIELD("fabric_port", handle_devargs, struct uplink_state, up.fabric_port, true),
+	FIELD("workers", handle_workers, struct uplink_state, up.workers, false),
 	END_OF_FIELDS,
 };
 

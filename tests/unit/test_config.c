@@ -601,6 +601,46 @@ static const char small_map[] =
 	"uplinks: [{name: up0, pod_port: net_null0, fabric_port: net_null1}]\n"
 	"pods: [{id: p0, uplink: up0}]\n";
 
+/*
+ * uplinks[].workers: 1 unless set; in the canonical form only when it is
+ * not 1, so that the maps written before the key keep their digests.
+ */
+static void
+test_uplink_workers(void **state)
+{
+	static const char *const maps[] = {
+		"appliance: {id: w}\nuplinks:\n  - {name: up0, pod_port: 0000:3b:00.0, "
+		"fabric_port: 0000:3b:00.1}\npods:\n  - {id: p0, uplink: up0, mode: police}\n",
+		"appliance: {id: w}\nuplinks:\n  - {name: up0, pod_port: 0000:3b:00.0, "
+		"fabric_port: 0000:3b:00.1, workers: 1}\npods:\n  - {id: p0, uplink: up0, mode: "
+		"police}\n",
+		"appliance: {id: w}\nuplinks:\n  - {name: up0, pod_port: 0000:3b:00.0, "
+		"fabric_port: 0000:3b:00.1, workers: 2}\npods:\n  - {id: p0, uplink: up0, mode: "
+		"police}\n",
+	};
+	uint8_t digest[3][PC_DIGEST_LEN];
+	char *text[3];
+	struct pc_config cfg;
+	struct pc_error err;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(
+		    pc_config_load_buffer("inline", maps[i], strlen(maps[i]), &cfg, &err), 0);
+		assert_int_equal(cfg.uplinks[0].workers, i == 2 ? 2 : 1);
+		text[i] = canonical(&cfg);
+		pc_config_digest(&cfg, digest[i]);
+		pc_config_free(&cfg);
+	}
+	assert_string_equal(text[0], text[1]);
+	assert_memory_equal(digest[0], digest[1], PC_DIGEST_LEN);
+	assert_null(strstr(text[0], "workers"));
+	assert_non_null(strstr(text[2], "fabric_port 0000:3b:00.1\nworkers 2\npod p0\n"));
+	assert_memory_not_equal(digest[0], digest[2], PC_DIGEST_LEN);
+	for (unsigned i = 0; i < 3; i++)
+		free(text[i]);
+}
+
 static void
 test_load_buffer(void **state)
 {
@@ -827,6 +867,7 @@ main(void)
 		cmocka_unit_test(test_null_error),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_promise),
+		cmocka_unit_test(test_uplink_workers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
