@@ -287,7 +287,10 @@ handle_workers(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
-/* An EAL -l core list: "0-1", "0,2-3" */
+/*
+ * An EAL core list: "0-1", "0,2-3"; an item may name the CPU its lcores
+ * run on (--lcores): "0-1,2@0" runs lcore 2 on CPU 0.
+ */
 static bool
 valid_lcores(const char *s)
 {
@@ -307,6 +310,11 @@ valid_lcores(const char *s)
 		}
 		if (lo > hi || hi > 65535)
 			return false;
+		if (*end == '@') {
+			s = end + 1;
+			if (*s < '0' || *s > '9' || strtoul(s, &end, 10) > 65535)
+				return false;
+		}
 		if (*end == '\0')
 			return true;
 		if (*end != ',')
@@ -322,7 +330,7 @@ handle_lcores(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 		return -1;
 	if (!valid_lcores(dst))
 		return cfg_fail_value(c, f->key, v,
-				      "expected a core list such as 0-1 or 0,2-3");
+				      "expected a core list such as 0-1, 0,2-3 or 0-1,2@0");
 	return 0;
 }
 

@@ -99,7 +99,8 @@ pc_eal_init(const struct pc_config *cfg, int nextra, char **extra)
 	int rc = 0;
 
 	rc |= push(argv, &argc, "podcapd");
-	rc |= push(argv, &argc, "-l");
+	/* -l takes lists, --lcores the same and lcores placed on CPUs (2@0) */
+	rc |= push(argv, &argc, strchr(cfg->dpdk.lcores, '@') != NULL ? "--lcores" : "-l");
 	rc |= push(argv, &argc, "%s", cfg->dpdk.lcores);
 	rc |= push(argv, &argc, "--file-prefix=%s", cfg->dpdk.file_prefix);
 	rc |= push(argv, &argc, "-m");
