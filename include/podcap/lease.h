@@ -74,6 +74,15 @@ uint32_t pc_lease_bytes(const struct pc_limits *lim, unsigned nworkers, uint32_t
 int pc_budget_init(struct pc_budget *b, const struct pc_limits *lim, unsigned nworkers,
 		   uint32_t max_frame, uint64_t hz, uint64_t now, struct pc_error *err);
 
+/*
+ * A budget prepared ahead of the instant it comes in force (a reload's,
+ * built while the old table still runs) holds nothing until started; the
+ * first pc_budget_start() starts it empty at its `now`, later ones change
+ * nothing. Any worker may call it, concurrently.
+ */
+void pc_budget_hold(struct pc_budget *b);
+void pc_budget_start(struct pc_budget *b, uint64_t now);
+
 /* Bit-ticks the budget holds at `now` (for display and tests; one snapshot). */
 pc_u128 pc_budget_level(const struct pc_budget *b, uint64_t now);
 

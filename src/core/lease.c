@@ -66,6 +66,22 @@ pc_budget_init(struct pc_budget *b, const struct pc_limits *lim, unsigned nworke
 	return 0;
 }
 
+/* z this large is never below now * rate: the budget holds nothing */
+#define HELD (~(pc_u128)0)
+
+void
+pc_budget_hold(struct pc_budget *b)
+{
+	b->z = HELD;
+}
+
+void
+pc_budget_start(struct pc_budget *b, uint64_t now)
+{
+	if (load_z(b) == HELD)
+		(void)__sync_bool_compare_and_swap(&b->z, HELD, (pc_u128)now * b->rate_bps);
+}
+
 pc_u128
 pc_budget_level(const struct pc_budget *b, uint64_t now)
 {

@@ -73,6 +73,8 @@ struct pc_worker {
 	uint64_t next_publish;         /* tsc of the next telemetry snapshot */
 	uint32_t nactive;
 	uint32_t *active;              /* shaper indices with a backlog */
+	int8_t queue[PC_MAX_UPLINKS];  /* the queue it reads on each uplink of its table, or -1 */
+	struct pc_lease *leases;       /* its leases of the table's budgets, [pod * 2 + dir] */
 	struct pc_tx_stage tx[PC_MAX_UPLINKS][PC_DIR_COUNT];
 } __rte_cache_aligned;
 

@@ -16,11 +16,46 @@
 unsigned
 pc_ports_mbufs(const struct pc_config *cfg)
 {
-	return cfg->nuplinks * 2 * (RX_DESC + TX_DESC);
+	unsigned queues = 0;
+
+	for (unsigned u = 0; u < cfg->nuplinks; u++)
+		queues += cfg->uplinks[u].workers;
+	return queues * 2 * (RX_DESC + TX_DESC);
+}
+
+/*
+ * Several queues: RSS over the IP addresses and ports of a frame, so that
+ * a flow stays on one queue (its frames in order) while a pod's flows
+ * spread. A device without RSS (net_pcap with one file per queue) is taken
+ * as it is: its queues are filled by whatever feeds them.
+ */
+static int
+queues_conf(uint16_t port, const char *what, const struct rte_eth_dev_info *info, uint16_t nq,
+	    struct rte_eth_conf *conf)
+{
+	if (nq > info->max_rx_queues || nq > info->max_tx_queues) {
+		PC_LOG(ERR, "%s: %u workers need %u RX and TX queues, the device has %u and %u\n",
+		       what, nq, nq, info->max_rx_queues, info->max_tx_queues);
+		return -EINVAL;
+	}
+	uint64_t hf =
+	    (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) & info->flow_type_rss_offloads;
+	if (nq == 1 || hf == 0) {
+		if (nq > 1)
+			PC_LOG(NOTICE,
+			       "port %u (%s): no RSS; its %u queues are read as they fill\n", port,
+			       what, nq);
+		return 0;
+	}
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the device's own key */
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+	return 0;
 }
 
 static int
-port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t max_frame)
+port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t max_frame,
+	   uint16_t nq)
 {
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
@@ -35,13 +70,16 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 	uint32_t mtu = max_frame > RTE_ETHER_HDR_LEN + 4 ? max_frame - RTE_ETHER_HDR_LEN - 4 : 0;
 	if (mtu >= info.min_mtu && mtu <= info.max_mtu)
 		conf.rxmode.mtu = mtu;
-	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	rc = queues_conf(port, what, &info, nq, &conf);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_configure(port, nq, nq, &conf);
 	if (rc == -EINVAL && conf.rxmode.mtu != 0) {
 		/* the device takes smaller frames than max_frame: it cannot receive larger ones either */
 		PC_LOG(WARNING, "%s: frames of %u bytes are larger than the device takes (%u); "
 		       "using its default MTU\n", what, max_frame, info.max_rx_pktlen);
 		conf.rxmode.mtu = 0;
-		rc = rte_eth_dev_configure(port, 1, 1, &conf);
+		rc = rte_eth_dev_configure(port, nq, nq, &conf);
 	}
 	if (rc != 0)
 		return rc;
@@ -49,12 +87,14 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 	if (rc != 0)
 		return rc;
 	int socket = rte_eth_dev_socket_id(port);
-	rc = rte_eth_rx_queue_setup(port, 0, nrx, socket, NULL, pool);
-	if (rc != 0)
-		return rc;
-	rc = rte_eth_tx_queue_setup(port, 0, ntx, socket, NULL);
-	if (rc != 0)
-		return rc;
+	for (uint16_t q = 0; q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(port, q, nrx, socket, NULL, pool);
+		if (rc != 0)
+			return rc;
+		rc = rte_eth_tx_queue_setup(port, q, ntx, socket, NULL);
+		if (rc != 0)
+			return rc;
+	}
 	rc = rte_eth_dev_start(port);
 	if (rc != 0)
 		return rc;
@@ -77,7 +117,8 @@ pc_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
 				PC_LOG(ERR, "uplink %s: no DPDK port for device '%s'\n", up->name, devs[d]);
 				return -1;
 			}
-			int rc = port_start((uint16_t)port, devs[d], pool, cfg->max_frame);
+			int rc = port_start((uint16_t)port, devs[d], pool, cfg->max_frame,
+					    (uint16_t)up->workers);
 			if (rc != 0) {
 				PC_LOG(ERR, "uplink %s: cannot start port %d (%s): %s\n", up->name, port,
 				       devs[d], rte_strerror(-rc));

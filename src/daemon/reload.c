@@ -33,7 +33,8 @@ pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
 		int v = pc_config_find_uplink(b, a->uplinks[u].name);
 		if (v < 0 || (unsigned)v != u ||
 		    strcmp(a->uplinks[u].pod_port, b->uplinks[v].pod_port) != 0 ||
-		    strcmp(a->uplinks[u].fabric_port, b->uplinks[v].fabric_port) != 0)
+		    strcmp(a->uplinks[u].fabric_port, b->uplinks[v].fabric_port) != 0 ||
+		    a->uplinks[u].workers != b->uplinks[v].workers)
 			return "the uplinks or their ports changed";
 	}
 	return NULL;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,46 @@ create_shapers(struct pc_table *t, uint64_t hz)
 	return create_windows(t, hz, now);
 }
 
+/*
+ * The budgets of the pods of uplinks with several queues, held until a
+ * worker takes the table: a reload's table is built ahead of its boundary,
+ * and what the old table's workers pass until then is the old budgets'.
+ */
+static int
+create_budgets(struct pc_table *t, uint64_t hz)
+{
+	const struct pc_config *cfg = &t->cfg;
+	bool any = false;
+
+	for (unsigned u = 0; u < cfg->nuplinks; u++)
+		any |= t->uplinks[u].nqueues > 1;
+	if (!any)
+		return 0;
+	t->budgets =
+	    rte_zmalloc("pc_budgets", sizeof(*t->budgets) * RTE_MAX(cfg->npods, 1u) * PC_DIR_COUNT,
+			RTE_CACHE_LINE_SIZE);
+	if (t->budgets == NULL) {
+		PC_LOG(ERR, "out of memory for %u budgets\n", cfg->npods * PC_DIR_COUNT);
+		return -1;
+	}
+	for (unsigned p = 0; p < cfg->npods; p++) {
+		const struct pc_pod *pod = &cfg->pods[p];
+		unsigned nq = t->uplinks[pod->uplink].nqueues;
+		if (nq == 1)
+			continue;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct pc_budget *b = &t->budgets[p * PC_DIR_COUNT + d];
+			struct pc_error err;
+			if (pc_budget_init(b, &pod->limits, nq, cfg->max_frame, hz, 0, &err) < 0) {
+				PC_LOG(ERR, "pod %s: %s\n", pod->id, err.msg);
+				return -1;
+			}
+			pc_budget_hold(b);
+		}
+	}
+	return 0;
+}
+
 struct pc_table *
 pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
 		unsigned nworkers, uint64_t hz, unsigned generation)
@@ -206,8 +247,18 @@ pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
 		tu->port[PC_DIR_UP] = ports[u][PC_DIR_UP];
 		tu->port[PC_DIR_DOWN] = ports[u][PC_DIR_DOWN];
 		tu->worker = u % nworkers;
+		tu->nqueues = t->cfg.uplinks[u].workers;
 		tu->only_pod = -1;
+		if (tu->nqueues > nworkers) {
+			PC_LOG(
+			    ERR,
+			    "uplink %s has %u workers, but dpdk.lcores leaves %u worker lcores\n",
+			    t->cfg.uplinks[u].name, tu->nqueues, nworkers);
+			pc_table_free(t);
+			return NULL;
+		}
 	}
+	t->nworkers = nworkers;
 	for (unsigned p = 0; p < t->cfg.npods; p++) {
 		const struct pc_pod *pod = &t->cfg.pods[p];
 		if (t->cfg.uplinks[pod->uplink].npods == 1 && pod->nprefixes == 0)
@@ -223,7 +274,7 @@ pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
 	for (unsigned p = 0; p < t->cfg.npods; p++)
 		t->pod_uplink[p] = (uint8_t)t->cfg.pods[p].uplink;
 
-	if (add_prefixes(t) < 0 || create_shapers(t, hz) < 0) {
+	if (add_prefixes(t) < 0 || create_shapers(t, hz) < 0 || create_budgets(t, hz) < 0) {
 		pc_table_free(t);
 		return NULL;
 	}
@@ -276,6 +327,7 @@ pc_table_free(struct pc_table *t)
 		rte_free(t->shapers);
 	}
 	rte_free(t->windows);
+	rte_free(t->budgets);
 	rte_lpm_free(t->lpm4);
 	rte_lpm6_free(t->lpm6);
 	free(t->prev_index);

@@ -19,6 +19,7 @@
 #include "podcap/bucket.h"
 #include "podcap/classify.h"
 #include "podcap/config.h"
+#include "podcap/lease.h"
 #include "podcap/window_budget.h"
 
 #include "declared.h"
@@ -38,13 +39,20 @@ struct pc_shaper {
 struct pc_table_uplink {
 	uint16_t port[PC_DIR_COUNT];   /* rx port of each direction: up = pod port, down = fabric port */
 	int32_t only_pod;              /* pod assigned by uplink (one pod, no prefixes), or -1 */
-	unsigned worker;               /* index of the worker lcore that owns it */
+	unsigned worker;               /* index of the worker lcore that owns it: it reads queue 0 */
 	/*
 	 * Some pod on it is held to the window promise. Read with the port ids
 	 * for every frame, so that a frame of an uplink with none never reads
 	 * pc_shaper.window, which lies on another cache line than the bucket.
 	 */
 	bool windowed;
+	/*
+	 * RX/TX queues on both ports (uplinks[].workers): queue q is read by
+	 * worker (worker + q) % nworkers. With more than one, its pods pass
+	 * by the shared budgets, and `worker` keeps what is one worker's
+	 * (snapshots; the unused buckets and queues).
+	 */
+	unsigned nqueues;
 };
 
 struct pc_table {
@@ -57,6 +65,13 @@ struct pc_table {
 	struct pc_table_uplink uplinks[PC_MAX_UPLINKS];
 	struct pc_shaper *shapers;     /* npods * PC_DIR_COUNT, [pod * 2 + dir] */
 	struct pc_window_budget *windows; /* those of the pods held to the window promise */
+	/*
+	 * The pods of uplinks of several queues: one budget each, [pod * 2 +
+	 * dir], shared by the uplink's workers (lease.h); held until the first
+	 * of them takes the table. NULL when every uplink has one queue.
+	 */
+	struct pc_budget *budgets;
+	unsigned nworkers;
 	/*
 	 * Each pod's uplink, as in cfg.pods[p].uplink, packed: the worker reads
 	 * it for every frame, and a pc_pod is almost 2 KiB (its prefixes), so
@@ -71,6 +86,15 @@ struct pc_table {
 	struct pc_table *prev;
 	int32_t *prev_index;
 };
+
+/* The queue of uplink u that worker w reads, or -1 if it reads none. */
+static inline int
+pc_table_queue_of(const struct pc_table *t, unsigned u, unsigned w)
+{
+	const struct pc_table_uplink *tu = &t->uplinks[u];
+	unsigned q = (w + t->nworkers - tu->worker) % t->nworkers;
+	return q < tu->nqueues ? (int)q : -1;
+}
 
 /* Links t to the table it replaces (fills prev/prev_index). 0 or -1. */
 int pc_table_link_prev(struct pc_table *t, struct pc_table *prev);

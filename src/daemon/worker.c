@@ -73,9 +73,10 @@ tx_flush(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir 
 	if (st->n == 0)
 		return;
 	uint16_t port = tx_port(t, u, d);
-	uint16_t sent = rte_eth_tx_burst(port, 0, st->pkts, st->n);
+	uint16_t q = (uint16_t)w->queue[u];
+	uint16_t sent = rte_eth_tx_burst(port, q, st->pkts, st->n);
 	if (unlikely(sent < st->n))
-		sent += rte_eth_tx_burst(port, 0, st->pkts + sent, st->n - sent);
+		sent += rte_eth_tx_burst(port, q, st->pkts + sent, st->n - sent);
 	for (uint16_t i = 0; i < sent; i++)
 		count_pass(w, st->pod[i], d, st->len[i]);
 	for (uint16_t i = sent; i < st->n; i++) {
@@ -155,6 +156,28 @@ admit(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d, 
 }
 
 /*
+ * A frame of an uplink read by several workers: its pod's cap is the shared
+ * budget's, spent through this worker's lease (police mode only).
+ */
+static void
+admit_shared(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	     struct rte_mbuf *m, uint32_t len, int32_t pod, enum pc_link_drop why, uint64_t now)
+{
+	if (pod < 0) {
+		count_link_drop(w, u, d, why, len);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
+	if (pc_lease_admit(&w->leases[idx], &t->budgets[idx], now, len)) {
+		tx_stage(w, t, u, d, (uint32_t)pod, m, len);
+		return;
+	}
+	count_pod_drop(w, (uint32_t)pod, d, PC_DROP_OVER_CAP, len);
+	rte_pktmbuf_free(m);
+}
+
+/*
  * A burst classified as a whole, then admitted frame by frame in arrival
  * order, with every bucket and counter line it will touch already loading.
  */
@@ -166,6 +189,12 @@ admit_burst(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_d
 
 	pc_burst_classify(t, u, d, pkts, n, &c);
 	pc_burst_prefetch(t, w->bank, d, &c, n);
+	if (unlikely(t->uplinks[u].nqueues > 1)) {
+		for (uint16_t i = 0; i < n; i++)
+			admit_shared(w, t, u, d, pkts[i], c.len[i], c.pod[i],
+				     (enum pc_link_drop)c.why[i], now);
+		return;
+	}
 	for (uint16_t i = 0; i < n; i++)
 		admit(w, t, u, d, pkts[i], c.len[i], c.pod[i], (enum pc_link_drop)c.why[i], now);
 }
@@ -205,6 +234,15 @@ publish_snapshots(struct pc_worker *w, const struct pc_table *t, uint64_t now)
 			continue;
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct pc_shaper *s = &t->shapers[p * PC_DIR_COUNT + d];
+			if (t->uplinks[t->pod_uplink[p]].nqueues > 1) {
+				/* what the workers' leases hold is not shown: under one lease each */
+				pc_u128 bt =
+				    pc_budget_level(&t->budgets[p * PC_DIR_COUNT + d], now);
+				__atomic_store_n(&s->pub_level_bytes,
+						 (uint64_t)(bt / (8u * pc_dp.hz)),
+						 __ATOMIC_RELAXED);
+				continue;
+			}
 			/* an idle bucket is refilled only here: show its level as of now */
 			pc_bucket_refill(&s->bucket, now);
 			__atomic_store_n(&s->pub_level_bytes, pc_bucket_level_bytes(&s->bucket),
@@ -249,6 +287,28 @@ drop_orphans(struct pc_worker *w, struct pc_table *t, const uint8_t *keep)
 }
 
 /*
+ * The queues this worker reads in table nt, and for the uplinks of several
+ * queues the budgets of their pods: started (the first worker to take the
+ * table starts them empty, now) and with no lease yet. What the leases of
+ * the old table held is left: the pod never gets more than it was granted.
+ */
+static void
+adopt_queues(struct pc_worker *w, struct pc_table *nt, uint64_t now)
+{
+	for (unsigned u = 0; u < nt->cfg.nuplinks; u++)
+		w->queue[u] = (int8_t)pc_table_queue_of(nt, u, w->index);
+	for (unsigned p = 0; p < nt->cfg.npods; p++) {
+		unsigned u = nt->cfg.pods[p].uplink;
+		if (nt->uplinks[u].nqueues == 1 || w->queue[u] < 0)
+			continue;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			pc_budget_start(&nt->budgets[p * PC_DIR_COUNT + d], now);
+			w->leases[p * PC_DIR_COUNT + d].tokens = 0;
+		}
+	}
+}
+
+/*
  * Takes over the pods of a new table that this worker owns: a pod that
  * persists on the same uplink keeps its bucket level and its queued frames;
  * the frames queued for the others are dropped, still in the old window.
@@ -269,6 +329,7 @@ adopt_table(struct pc_worker *w, struct pc_table *nt)
 	if (old != NULL)
 		drop_orphans(w, old, kept);
 
+	adopt_queues(w, nt, now);
 	w->nactive = 0;
 	for (unsigned p = 0; p < nt->cfg.npods; p++) {
 		if (nt->uplinks[nt->cfg.pods[p].uplink].worker != w->index)
@@ -316,7 +377,7 @@ static void
 flush_all(struct pc_worker *w, const struct pc_table *t)
 {
 	for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
-		if (t->uplinks[u].worker != w->index)
+		if (w->queue[u] < 0)
 			continue;
 		tx_flush(w, t, u, PC_DIR_UP);
 		tx_flush(w, t, u, PC_DIR_DOWN);
@@ -358,10 +419,11 @@ pc_worker_main(void *arg)
 		const struct pc_table *t = w->table;
 
 		for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
-			if (t->uplinks[u].worker != w->index)
+			if (w->queue[u] < 0)
 				continue;
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
-				uint16_t n = rte_eth_rx_burst(t->uplinks[u].port[d], 0, pkts, PC_BURST);
+				uint16_t n = rte_eth_rx_burst(
+				    t->uplinks[u].port[d], (uint16_t)w->queue[u], pkts, PC_BURST);
 				if (n != 0)
 					admit_burst(w, t, u, (enum pc_dir)d, pkts, n, now);
 			}
@@ -398,7 +460,12 @@ pc_worker_create(unsigned index, unsigned lcore)
 	w->bank = w->banks[0];
 	w->active = rte_zmalloc_socket("pc_active", sizeof(uint32_t) * PC_MAX_PODS * PC_DIR_COUNT,
 				       RTE_CACHE_LINE_SIZE, socket);
-	if (w->banks[0] == NULL || w->banks[1] == NULL || w->active == NULL) {
+	w->leases =
+	    rte_zmalloc_socket("pc_leases", sizeof(struct pc_lease) * PC_MAX_PODS * PC_DIR_COUNT,
+			       RTE_CACHE_LINE_SIZE, socket);
+	for (unsigned u = 0; u < PC_MAX_UPLINKS; u++)
+		w->queue[u] = -1;
+	if (w->banks[0] == NULL || w->banks[1] == NULL || w->active == NULL || w->leases == NULL) {
 		pc_worker_free(w);
 		return NULL;
 	}
@@ -413,5 +480,6 @@ pc_worker_free(struct pc_worker *w)
 	rte_free(w->banks[0]);
 	rte_free(w->banks[1]);
 	rte_free(w->active);
+	rte_free(w->leases);
 	rte_free(w);
 }

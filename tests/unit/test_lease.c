@@ -165,6 +165,29 @@ test_exact_single(void **state)
 	assert_true(pc_lease_admit(&l, &b, t + 1500000, 1500));
 }
 
+/* A reload's budget holds nothing until the first worker that takes its table starts it. */
+static void
+test_hold_start(void **state)
+{
+	(void)state;
+	struct pc_limits lim = limits(8 * MBPS, 100000);
+	struct pc_budget b;
+	struct pc_lease l = { 0 };
+
+	assert_int_equal(pc_budget_init(&b, &lim, 2, MAX_FRAME, HZ_NS, 0, NULL), 0);
+	pc_budget_hold(&b);
+	uint64_t t = 100ULL * HZ_NS;
+	assert_true(pc_budget_level(&b, t) == 0);
+	assert_false(pc_lease_admit(&l, &b, t, MIN_FRAME));
+	pc_budget_start(&b, t);
+	/* a second worker's start, later: the first one's instant stands */
+	pc_budget_start(&b, t + HZ_NS);
+	assert_true(pc_budget_level(&b, t) == 0);
+	assert_true(pc_budget_level(&b, t + 1000000) == (pc_u128)1000 * 8 * HZ_NS);
+	assert_true(pc_lease_admit(&l, &b, t + 1000000, 1000));
+	assert_false(pc_lease_admit(&l, &b, t + 1000000, 1));
+}
+
 /* ---- what leases strand ------------------------------------------------ */
 
 /*
@@ -388,6 +411,7 @@ main(void)
 		cmocka_unit_test(test_lease_sizes),
 		cmocka_unit_test(test_init_refuses_small_burst),
 		cmocka_unit_test(test_exact_single),
+		cmocka_unit_test(test_hold_start),
 		cmocka_unit_test(test_stranded_leases),
 		cmocka_unit_test(test_race_two),
 		cmocka_unit_test(test_race_four),
