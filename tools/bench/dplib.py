@@ -266,6 +266,13 @@ def worker_sched(pid):
 
 # --- podcapd and testpmd ---------------------------------------------------
 
+def lcores(workers):
+    """The control lcore, then one lcore per worker: lcore 1 on CPU 1, any more on CPU 0,
+    which they share with the control thread on a 2-core machine."""
+    extra = "".join(f",{FWD_LCORE + i}@0" for i in range(1, workers))
+    return f"0-{FWD_LCORE}{extra}"
+
+
 class Podcapd:
     def __init__(self, args, tag):
         self.args = args
@@ -280,18 +287,21 @@ class Podcapd:
         self.proc = None
 
     def write_map(self, pod_port, fabric_port, pods, window="60s", memory="1GiB",
-                  mode="police", cap="100Gbps", burst="10ms", queue_delay="1ms"):
-        """pods: a list of prefixes lists, one per pod."""
+                  mode="police", cap="100Gbps", burst="10ms", queue_delay="1ms", workers=1):
+        """pods: a list of prefixes lists, one per pod; workers: the uplink's."""
         lines = [
             "appliance:", f"  id: {self.tag}", f"  signing_key: {self.key}",
             f"  ledger: {self.dir}/ledger", "  listen: 127.0.0.1:0",
             f"window: {window}", "max_frame: 1518B",
             "defaults:", f"  cap: {cap}", f"  burst: {burst}", f"  mode: {mode}",
             f"  queue_delay: {queue_delay}",
-            "dpdk:", f"  lcores: 0-{FWD_LCORE}", f"  memory: {memory}",
+            "dpdk:", f"  lcores: {lcores(workers)}", f"  memory: {memory}",
             f"  file_prefix: {self.prefix}",
             "uplinks:", "  - name: up0", f"    pod_port: {pod_port}",
-            f"    fabric_port: {fabric_port}", "pods:"]
+            f"    fabric_port: {fabric_port}"]
+        if workers != 1:
+            lines.append(f"    workers: {workers}")
+        lines.append("pods:")
         for i, prefixes in enumerate(pods):
             lines.append(f"  - {{id: p{i}, uplink: up0, prefixes: [{', '.join(prefixes)}]}}")
         self.config = f"{self.dir}/podmap.yaml"
@@ -318,13 +328,17 @@ class Podcapd:
 
 
 class Testpmd:
-    def __init__(self, tag, vdevs, mbufs):
+    def __init__(self, tag, vdevs, mbufs, cores=1):
+        """cores: forwarding cores, each with its own RX/TX queue pair, placed as podcapd's
+        workers are (lcores())."""
         self.prefix = f"bench-{tag}-{os.getpid()}"
-        cmd = ["dpdk-testpmd", "-l", f"0-{FWD_LCORE}", "--no-huge", "-m", "1024",
-               f"--file-prefix={self.prefix}", "--no-pci"]
+        cmd = ["dpdk-testpmd", "--lcores" if cores > 1 else "-l", lcores(cores), "--no-huge",
+               "-m", "1024", f"--file-prefix={self.prefix}", "--no-pci"]
         cmd += [f"--vdev={v}" for v in vdevs]
         cmd += ["--", "--forward-mode=io", f"--total-num-mbufs={mbufs}",
                 "--stats-period=3600", "--auto-start", "--burst=32", "--rxd=1024", "--txd=1024"]
+        if cores > 1:
+            cmd += [f"--nb-cores={cores}", f"--rxq={cores}", f"--txq={cores}"]
         self.proc = spawn(cmd, f"{tag}-testpmd")
         if not wait_text(self.proc, self.proc.outpath,
                          r"Start automatic packet forwarding|io packet forwarding", 120):
