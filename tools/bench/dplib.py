@@ -212,8 +212,9 @@ def port_stats(tel, port):
 
 def measure_rate(tel, rx_ports, tx_ports, warmup, secs, pid):
     """Frames per second received on rx_ports and sent on tx_ports over secs, after
-    warmup, and the share of that time the forwarding thread ran (cpu) and waited for
-    its core (wait), from its schedstat."""
+    warmup, the CPU seconds per second the forwarding threads ran (cpu, summed over them)
+    and the share of that time they waited for their cores (wait, their mean), from their
+    schedstat."""
     time.sleep(warmup)
     s0 = worker_sched(pid)
     t0 = time.monotonic()
@@ -228,13 +229,13 @@ def measure_rate(tel, rx_ports, tx_ports, warmup, secs, pid):
     r = {"rx_pps": (rx1 - rx0) / dt, "tx_pps": (tx1 - tx0) / dt, "cpu": None, "wait": None}
     if s0 and s1:
         r["cpu"] = (s1[0] - s0[0]) / 1e9 / dt
-        r["wait"] = (s1[1] - s0[1]) / 1e9 / dt
+        r["wait"] = (s1[1] - s0[1]) / 1e9 / dt / s1[2]
     return r
 
 
 def per_cpu(rate, m):
-    """A rate per second of the forwarding thread's CPU time: what it would do on a core
-    of its own, to first order (the thread only polls)."""
+    """A rate per second of the forwarding threads' CPU time: what one would do on a core
+    of its own, to first order (the threads only poll)."""
     return rate / m["cpu"] if m.get("cpu") else None
 
 
@@ -252,16 +253,18 @@ def vmrss_kib(pid):
 
 
 def worker_sched(pid):
-    """(cpu ns, wait ns) of the forwarding thread, from its schedstat, or None."""
+    """(cpu ns, wait ns, threads) summed over the forwarding threads, from their schedstat,
+    or None."""
+    cpu = wait = n = 0
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             comm = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
         except OSError:
             continue
         if comm.startswith(("rte-worker", "lcore-worker")):
-            cpu, wait, _ = open(f"/proc/{pid}/task/{tid}/schedstat").read().split()
-            return int(cpu), int(wait)
-    return None
+            c, w, _ = open(f"/proc/{pid}/task/{tid}/schedstat").read().split()
+            cpu, wait, n = cpu + int(c), wait + int(w), n + 1
+    return (cpu, wait, n) if n else None
 
 
 # --- podcapd and testpmd ---------------------------------------------------
