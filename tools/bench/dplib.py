@@ -13,9 +13,11 @@ it, on failure or Ctrl-C too; it also stops them itself on exit.
 """
 import argparse
 import atexit
+import glob
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -393,3 +395,89 @@ def median(xs):
 
 def r3(x):
     return None if x is None else round(x, 3)
+
+
+# --- OVS-DPDK as a peer -------------------------------------------------------
+
+OVS_VSWITCHD = "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk"
+OVS_RUN = "/run/openvswitch"
+
+
+def ovs_available():
+    return os.access(OVS_VSWITCHD, os.X_OK) and shutil.which("ovs-vsctl") is not None
+
+
+def _ovs(*cmd):
+    COMMANDS.append(" ".join(cmd))
+    r = subprocess.run(list(cmd), capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"{' '.join(cmd)}: {r.stderr.strip()}")
+    return r.stdout.strip()
+
+
+class Ovs:
+    """Debian's ovs-vswitchd-dpdk with one PMD thread on lcore 1's CPU, a netdev bridge
+    between two dpdk ports given as vdevs, and one flow from the pod port to the fabric
+    port (through an OpenFlow 1.3 meter when meter_kbps is set). Its database, run and log
+    directories are tmpfs mounts of the bench's own mount namespace."""
+
+    def __init__(self, tag, pod_vdev, fab_vdev, meter_kbps=None):
+        self.tag = tag
+        self.dir = f"{TMP}/{tag}"
+        os.makedirs(self.dir, exist_ok=True)
+        for d in (OVS_RUN, "/etc/openvswitch", "/var/lib/openvswitch", "/var/log/openvswitch"):
+            os.makedirs(d, exist_ok=True)
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", f"bench-ovs-{tag}", d],
+                           check=True)
+        self.ctl = f"{OVS_RUN}/ovs-vswitchd.ctl"
+        db = "/etc/openvswitch/conf.db"
+        _ovs("ovsdb-tool", "create", db, "/usr/share/openvswitch/vswitch.ovsschema")
+        _ovs("ovsdb-server", db, f"--remote=punix:{OVS_RUN}/db.sock", "--pidfile", "--detach",
+             f"--log-file={self.dir}/ovsdb-server.log")
+        _ovs("ovs-vsctl", "--no-wait", "init")
+        prefix = f"bench-{tag}-{os.getpid()}"
+        _ovs("ovs-vsctl", "--no-wait", "set", "Open_vSwitch", ".",
+             "other_config:dpdk-init=true",
+             f'other_config:dpdk-extra="--no-huge -m 1024 --no-pci --legacy-mem '
+             f'--file-prefix={prefix}"',
+             f"other_config:pmd-cpu-mask={1 << FWD_LCORE:#x}", "other_config:dpdk-lcore-mask=0x1")
+        _ovs(OVS_VSWITCHD, f"unix:{OVS_RUN}/db.sock", "--pidfile", "--detach",
+             f"--log-file={self.dir}/ovs-vswitchd.log", f"--unixctl={self.ctl}")
+        _ovs("ovs-vsctl", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+             "protocols=OpenFlow13")
+        for name, vdev in (("pod", pod_vdev), ("fab", fab_vdev)):
+            _ovs("ovs-vsctl", "add-port", "br0", name, "--", "set", "Interface", name,
+                 "type=dpdk", f"options:dpdk-devargs={vdev}")
+        _ovs("ovs-ofctl", "-O", "OpenFlow13", "del-flows", "br0")
+        action = "output:fab"
+        if meter_kbps:
+            _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-meter", "br0",
+                 f"meter=1,kbps,band=type=drop,rate={meter_kbps}")
+            action = "meter:1,output:fab"
+        _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-flow", "br0", f"in_port=pod,actions={action}")
+
+    def stats(self, port):
+        """(rx_packets, tx_packets) of a bridge port."""
+        out = _ovs("ovs-vsctl", "get", "Interface", port, "statistics")
+        st = dict(kv.split("=") for kv in out.strip("{}").replace(" ", "").split(","))
+        return int(st.get("rx_packets", 0)), int(st.get("tx_packets", 0))
+
+    def measure_rate(self, warmup, secs):
+        time.sleep(warmup)
+        t0 = time.monotonic()
+        rx0, tx0 = self.stats("pod")[0], self.stats("fab")[1]
+        time.sleep(secs)
+        rx1, tx1 = self.stats("pod")[0], self.stats("fab")[1]
+        dt = time.monotonic() - t0
+        return {"rx_pps": (rx1 - rx0) / dt, "tx_pps": (tx1 - tx0) / dt, "cpu": None,
+                "wait": None}
+
+    def stop(self):
+        subprocess.run(["ovs-appctl", "-t", self.ctl, "exit"], capture_output=True)
+        subprocess.run(["ovs-appctl", "-t", f"{OVS_RUN}/ovsdb-server.ctl", "exit"],
+                       capture_output=True)
+        for p in glob.glob(f"{OVS_RUN}/ovsdb-server.*.ctl"):
+            subprocess.run(["ovs-appctl", "-t", p, "exit"], capture_output=True)
+        time.sleep(0.5)
+        for d in (OVS_RUN, "/etc/openvswitch", "/var/lib/openvswitch", "/var/log/openvswitch"):
+            subprocess.run(["umount", "-l", d], capture_output=True)
