@@ -305,6 +305,74 @@ bench_bridge_stop()
 	return 0
 }
 
+# bench_ovs_start KBPS BURST_KBITS: Debian's ovs-vswitchd-dpdk with a netdev
+# bridge of vpod0 and vfab0 as af_packet dpdk ports, one PMD on CPU 1, and
+# each direction through its own OpenFlow 1.3 meter (drop band, KBPS, a
+# bucket of BURST_KBITS). Its database, run and log directories are tmpfs
+# mounts of the benchmark's mount namespace; bench_ovs_stop removes them.
+BENCH_OVS_DIRS="/run/openvswitch /etc/openvswitch /var/lib/openvswitch /var/log/openvswitch"
+BENCH_OVS_VSWITCHD=/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk
+
+bench_ovs_available()
+{
+	[ -x "$BENCH_OVS_VSWITCHD" ] && command -v ovs-vsctl >/dev/null
+}
+
+bench_ovs()
+{
+	"$@" >>"$BENCH_TMP/ovs.log" 2>&1 || bench_die "OVS: $* failed: $(tail -n 3 "$BENCH_TMP/ovs.log")"
+}
+
+bench_ovs_start()
+{
+	local kbps=$1 burst=$2 d huge="--no-huge " ctl=/run/openvswitch/ovs-vswitchd.ctl
+
+	for d in $BENCH_OVS_DIRS; do
+		mkdir -p "$d" && mount -t tmpfs -o mode=0755 bench-ovs "$d" || bench_die "cannot mount $d"
+	done
+	bench_hugepages && huge=""
+	bench_ovs ovsdb-tool create /etc/openvswitch/conf.db /usr/share/openvswitch/vswitch.ovsschema
+	bench_ovs ovsdb-server /etc/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock \
+	    --pidfile --detach --log-file="$BENCH_TMP/ovsdb-server.log"
+	bench_ovs ovs-vsctl --no-wait init
+	bench_ovs ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
+	    other_config:dpdk-extra="\"$huge-m 1024 --no-pci --legacy-mem --file-prefix=bench-ovs-$BENCH_ID\"" \
+	    other_config:pmd-cpu-mask=0x2 other_config:dpdk-lcore-mask=0x1
+	bench_ovs "$BENCH_OVS_VSWITCHD" unix:/run/openvswitch/db.sock --pidfile --detach \
+	    --log-file="$BENCH_TMP/ovs-vswitchd.log" --unixctl="$ctl"
+	bench_ovs ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13
+	bench_ovs ovs-vsctl add-port br0 pod -- set Interface pod type=dpdk \
+	    options:dpdk-devargs=net_af_packet0,iface=vpod0
+	bench_ovs ovs-vsctl add-port br0 fab -- set Interface fab type=dpdk \
+	    options:dpdk-devargs=net_af_packet1,iface=vfab0
+	bench_ovs ovs-ofctl -O OpenFlow13 del-flows br0
+	for d in 1 2; do
+		bench_ovs ovs-ofctl -O OpenFlow13 add-meter br0 \
+		    "meter=$d,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst"
+	done
+	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=pod,actions=meter:1,output:fab
+	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=fab,actions=meter:2,output:pod
+	BENCH_FWD_PID=$(cat /run/openvswitch/ovs-vswitchd-dpdk.pid /run/openvswitch/ovs-vswitchd.pid 2>/dev/null | head -n 1)
+	bench_command "ovs-vswitchd-dpdk (netdev bridge, dpdk ports net_af_packet0,iface=vpod0 and net_af_packet1,iface=vfab0, pmd-cpu-mask=0x2)"
+	bench_command "ovs-ofctl -O OpenFlow13 add-meter br0 meter=N,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst  # N = 1 up, 2 down"
+}
+
+bench_ovs_stop()
+{
+	local d
+
+	ovs-appctl -t /run/openvswitch/ovs-vswitchd.ctl exit >/dev/null 2>&1
+	for d in /run/openvswitch/ovsdb-server.*.ctl; do
+		[ -e "$d" ] && ovs-appctl -t "$d" exit >/dev/null 2>&1
+	done
+	sleep 0.5
+	for d in $BENCH_OVS_DIRS; do
+		umount -l "$d" 2>/dev/null
+	done
+	BENCH_FWD_PID=""
+	return 0
+}
+
 # What the forwarder's polling thread got of its core while traffic ran.
 # A busy-polling thread should run all the time: on a shared machine other
 # busy threads on the same core make it wait on the run queue, and then the

@@ -169,24 +169,28 @@ def cmd_cap_accuracy(args):
                            if vdoc.get("ok") or env_fails else 1)
         for d in ("up", "down"):
             got = {x["peer"]: x for x in runs if x["cap_mbps"] == cap and x["dir"] == d}
-            p, t = got.get("podcapd"), got.get("tc")
+            p, t, o = got.get("podcapd"), got.get("tc"), got.get("ovs")
             gp = p["goodput_bps"] / (cap * 1e6) if p else None
             gt = t["goodput_bps"] / (cap * 1e6) if t else None
+            go = o["goodput_bps"] / (cap * 1e6) if o else None
             col = 2 if d == "up" else 1  # up leaves through vfab0, down through vpod0
-            pe = te = pw = tw = None
+            pe = te = pw = tw = oe = ow = None
             if p:
                 pe, pw = envelope(read_links(p["links"]), col, p["t0"], p["t1"], rate, burst)
             if t:
                 te, tw = envelope(read_links(t["links"]), col, t["t0"], t["t1"], rate, burst)
+            if o:
+                oe, ow = envelope(read_links(o["links"]), col, o["t0"], o["t1"], rate, burst)
             peak = None
             for pod in vdoc.get("pods", []):
                 if pod.get("dir") == d and pod.get("peak_permille") is not None:
                     peak = pod["peak_permille"] / 1000
             ratio = gp / gt if gp is not None and gt else None
-            rows.append(["%d Mbit/s" % cap, d, fmt(gp), fmt(gt), fmt(ratio),
+            rows.append(["%d Mbit/s" % cap, d, fmt(gp), fmt(gt), fmt(go), fmt(ratio),
                          fmt(ledger_excess[d] if vdoc else None, 0), fmt(peak),
-                         fmt(pe, 0), fmt(te, 0),
+                         fmt(pe, 0), fmt(te, 0), fmt(oe, 0),
                          fmt(pw / rate if pw else None), fmt(tw / rate if tw else None),
+                         fmt(ow / rate if ow else None),
                          fmt(max(p.get("wait_frac", 0) * 100, 0), 1) if p else "-"])
             targets.append({
                 "what": "goodput/cap podcapd / tc tbf, %d Mbit/s %s" % (cap, d),
@@ -221,6 +225,9 @@ def cmd_cap_accuracy(args):
         "counter excess: the same quantity from the veths' transmit counters sampled every "
         "100 ms during the run (negative: headroom left); largest 1 s likewise. Frame bytes "
         "without FCS for both.",
+        "OVS meter: OVS-DPDK (Debian's ovs-vswitchd-dpdk, one PMD on CPU 1) between the same "
+        "veths as af_packet dpdk ports, each direction through an OpenFlow 1.3 meter with a "
+        "drop band at the cap and burst_size 100 ms at the cap (kbits); '-' when not installed.",
         "podcapd/tc target: met when podcapd's goodput is at least 0.999 of tc's (the "
         "resolution of iperf3's rate over a few seconds).",
         "core wait: the time podcapd's polling thread was runnable but waiting for its core; "
@@ -231,10 +238,12 @@ def cmd_cap_accuracy(args):
                      % "/".join(str(x) for x in tsc))
     write_section(args, {
         "section": "Cap accuracy on real TCP",
-        "columns": ["cap", "dir", "podcapd goodput/cap", "tc goodput/cap", "podcapd/tc",
+        "columns": ["cap", "dir", "podcapd goodput/cap", "tc goodput/cap",
+                    "OVS meter goodput/cap", "podcapd/tc",
                     "ledger excess B", "podcapd largest 1 s window/cap",
-                    "podcapd counter excess B", "tc counter excess B",
+                    "podcapd counter excess B", "tc counter excess B", "OVS counter excess B",
                     "podcapd max 1 s/cap (counters)", "tc max 1 s/cap (counters)",
+                    "OVS max 1 s/cap (counters)",
                     "core wait %"],
         "rows": rows, "targets": targets, "notes": notes,
     })
