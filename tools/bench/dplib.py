@@ -91,9 +91,81 @@ def setup(name, description):
                    check=True)
     TMP = tempfile.mkdtemp(prefix=f"podcap-{name}.")
     atexit.register(_cleanup)
+    _hugepages(HUGE_PAGES)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     signal.signal(signal.SIGINT, lambda *_: sys.exit(130))
     return args
+
+
+# --- hugepages ------------------------------------------------------------------
+
+HUGE_PAGES = 1280   # 2.5 GiB of 2 MiB pages: podcapd's 2 GiB with room to spare
+HUGE_DIR = None     # the hugetlbfs mount of this run, or None: --no-huge
+_huge_added = 0
+
+
+def _sysctl_pages(n=None):
+    path = "/proc/sys/vm/nr_hugepages"
+    if n is not None:
+        with open(path, "w") as f:
+            f.write(str(n))
+    with open(path) as f:
+        return int(f.read())
+
+
+def _hugepages(pages):
+    """Raises the machine's 2 MiB hugepages by `pages` for this run and mounts hugetlbfs
+    in the run's own mount namespace, as on a production appliance; puts the count back
+    at exit, also on failure. Without them (PODCAP_BENCH_NO_HUGE=1, or the kernel could
+    not find the memory) every DPDK process runs --no-huge."""
+    global HUGE_DIR, _huge_added
+    if os.environ.get("PODCAP_BENCH_NO_HUGE") == "1":
+        return
+    try:
+        old = _sysctl_pages()
+        _huge_added = _sysctl_pages(old + pages) - old
+    except OSError as e:
+        log(f"no hugepages ({e}): --no-huge")
+        return
+    atexit.register(_hugepages_release)
+    if _huge_added < pages:
+        log(f"only {_huge_added} of {pages} hugepages: --no-huge")
+        return
+    d = f"{TMP}/hugepages"
+    os.makedirs(d)
+    if subprocess.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "bench-huge", d]).returncode:
+        log("cannot mount hugetlbfs: --no-huge")
+        return
+    HUGE_DIR = d
+    COMMANDS.append(f"echo $((nr_hugepages + {pages})) > /proc/sys/vm/nr_hugepages; "
+                    "mount -t hugetlbfs -o pagesize=2M nodev DIR  # put back at the end")
+    log(f"{pages} hugepages of 2 MiB mounted on {d}")
+
+
+def hugepages_clear():
+    """Frees what a stopped DPDK process left in the mount: the next one starts with all."""
+    if HUGE_DIR:
+        for f in glob.glob(f"{HUGE_DIR}/*"):
+            os.unlink(f)
+
+
+def _hugepages_release():
+    global HUGE_DIR
+    if HUGE_DIR:
+        hugepages_clear()
+        subprocess.run(["umount", HUGE_DIR])
+        HUGE_DIR = None
+    if _huge_added:
+        _sysctl_pages(max(_sysctl_pages() - _huge_added, 0))
+
+
+def memory_note():
+    return ("2 MiB hugepages the benchmark reserved and mounted" if HUGE_DIR else
+            "--no-huge (no hugepages could be reserved, or PODCAP_BENCH_NO_HUGE=1)")
+
+
+def eal_memory_args():
+    return ["--huge-dir", HUGE_DIR] if HUGE_DIR else ["--no-huge"]
 
 
 def spawn(cmd, logname, **kw):
@@ -324,6 +396,7 @@ class Podcapd:
     def stop(self):
         self.tel.close()
         rc = stop(self.proc)
+        hugepages_clear()
         if rc != 0:
             log(f"podcapd ({self.tag}) exited with status {rc}")
         return rc
@@ -337,8 +410,8 @@ class Testpmd:
         """cores: forwarding cores, each with its own RX/TX queue pair, placed as podcapd's
         workers are (lcores())."""
         self.prefix = f"bench-{tag}-{os.getpid()}"
-        cmd = ["dpdk-testpmd", "--lcores" if cores > 1 else "-l", lcores(cores), "--no-huge",
-               "-m", "1024", f"--file-prefix={self.prefix}", "--no-pci"]
+        cmd = ["dpdk-testpmd", "--lcores" if cores > 1 else "-l", lcores(cores)]
+        cmd += eal_memory_args() + ["-m", "1024", f"--file-prefix={self.prefix}", "--no-pci"]
         cmd += [f"--vdev={v}" for v in vdevs]
         cmd += ["--", "--forward-mode=io", f"--total-num-mbufs={mbufs}",
                 "--stats-period=3600", "--auto-start", "--burst=32", "--rxd=1024", "--txd=1024"]
@@ -353,7 +426,9 @@ class Testpmd:
 
     def stop(self):
         self.tel.close()
-        return stop(self.proc)
+        rc = stop(self.proc)
+        hugepages_clear()
+        return rc
 
 
 def testpmd_mbufs(pcap_frames):
@@ -438,8 +513,8 @@ class Ovs:
         prefix = f"bench-{tag}-{os.getpid()}"
         _ovs("ovs-vsctl", "--no-wait", "set", "Open_vSwitch", ".",
              "other_config:dpdk-init=true",
-             f'other_config:dpdk-extra="--no-huge -m 1024 --no-pci --legacy-mem '
-             f'--file-prefix={prefix}"',
+             f'other_config:dpdk-extra="{" ".join(eal_memory_args())} -m 1024 --no-pci '
+             f'--legacy-mem --file-prefix={prefix}"',
              f"other_config:pmd-cpu-mask={1 << FWD_LCORE:#x}", "other_config:dpdk-lcore-mask=0x1")
         _ovs(OVS_VSWITCHD, f"unix:{OVS_RUN}/db.sock", "--pidfile", "--detach",
              f"--log-file={self.dir}/ovs-vswitchd.log", f"--unixctl={self.ctl}")
@@ -457,10 +532,12 @@ class Ovs:
         _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-flow", "br0", f"in_port=pod,actions={action}")
 
     def stats(self, port):
-        """(rx_packets, tx_packets) of a bridge port."""
-        out = _ovs("ovs-vsctl", "get", "Interface", port, "statistics")
-        st = dict(kv.split("=") for kv in out.strip("{}").replace(" ", "").split(","))
-        return int(st.get("rx_packets", 0)), int(st.get("tx_packets", 0))
+        """(rx packets, tx packets) of a bridge port, from the datapath itself (the
+        database's Interface statistics are refreshed only every few seconds)."""
+        out = _ovs("ovs-ofctl", "-O", "OpenFlow13", "dump-ports", "br0", port)
+        rx = re.search(r"rx pkts=(\d+)", out)
+        tx = re.search(r"tx pkts=(\d+)", out)
+        return int(rx[1]) if rx else 0, int(tx[1]) if tx else 0
 
     def measure_rate(self, warmup, secs):
         time.sleep(warmup)
@@ -481,3 +558,4 @@ class Ovs:
         time.sleep(0.5)
         for d in (OVS_RUN, "/etc/openvswitch", "/var/lib/openvswitch", "/var/log/openvswitch"):
             subprocess.run(["umount", "-l", d], capture_output=True)
+        hugepages_clear()
