@@ -128,6 +128,8 @@ pc_cleanup()
 	for pid in $PC_PIDS; do
 		pc_reap "$pid" 5 || kill -KILL "$pid" 2>/dev/null
 	done
+	# what a caller changed outside the sandbox (the benchmarks' hugepages)
+	[ -n "${PC_CLEANUP_HOOK:-}" ] && "$PC_CLEANUP_HOOK"
 	# On failure, podcapd's own account (not on a skip or an interrupt).
 	if [ "$rc" = 1 ] && [ -n "${PC_PODCAPD_ERR:-}" ] &&
 	    [ -s "$PC_PODCAPD_ERR" ] && [ -z "${PC_LOG_SHOWN:-}" ]; then

@@ -218,6 +218,7 @@ bench_podcapd_stop()
 	pc_podcapd_stop 20
 	bench_status=$?
 	BENCH_FWD_PID=""
+	bench_hugepages_clear
 	[ "$bench_status" = 0 ] || bench_log "podcapd exited with status $bench_status"
 }
 
@@ -226,6 +227,58 @@ bench_podcapd_stop()
 bench_podcapd_tsc()
 {
 	sed -n 's/.*TSC: \([0-9]*\) Hz measured.*/\1/p' "$PC_PODCAPD_ERR" | head -n 1
+}
+
+# bench_hugepages_reserve PAGES: raises the machine's 2 MiB hugepages by
+# PAGES for this run and mounts hugetlbfs in the sandbox's mount namespace,
+# as on a production appliance; the count is put back when the sandbox
+# exits, also on failure (PC_CLEANUP_HOOK). PODCAP_BENCH_NO_HUGE=1, or a
+# kernel that cannot find the memory, leaves every process on --no-huge.
+BENCH_HUGE_ADDED=0
+BENCH_HUGE_DIR=""
+
+bench_hugepages_reserve()
+{
+	local pages=$1 old new
+
+	[ "${PODCAP_BENCH_NO_HUGE:-}" = 1 ] && return 0
+	old=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null) || return 0
+	echo $((old + pages)) >/proc/sys/vm/nr_hugepages 2>/dev/null || return 0
+	new=$(cat /proc/sys/vm/nr_hugepages)
+	BENCH_HUGE_ADDED=$((new - old))
+	PC_CLEANUP_HOOK=bench_hugepages_release
+	if [ "$BENCH_HUGE_ADDED" -lt "$pages" ]; then
+		bench_log "only $BENCH_HUGE_ADDED of $pages hugepages: --no-huge"
+		return 0
+	fi
+	mkdir -p "$BENCH_TMP/hugepages"
+	mount -t hugetlbfs -o pagesize=2M bench-huge "$BENCH_TMP/hugepages" || return 0
+	BENCH_HUGE_DIR=$BENCH_TMP/hugepages
+	bench_command "echo \$((nr_hugepages + $pages)) >/proc/sys/vm/nr_hugepages; mount -t hugetlbfs -o pagesize=2M nodev DIR  # put back at the end"
+	bench_log "$pages hugepages of 2 MiB mounted on $BENCH_HUGE_DIR"
+}
+
+# bench_hugepages_clear: what a stopped DPDK process left in the mount.
+bench_hugepages_clear()
+{
+	[ -n "$BENCH_HUGE_DIR" ] && rm -f "$BENCH_HUGE_DIR"/*
+	return 0
+}
+
+bench_hugepages_release()
+{
+	local cur
+
+	if [ -n "$BENCH_HUGE_DIR" ]; then
+		bench_hugepages_clear
+		umount "$BENCH_HUGE_DIR" 2>/dev/null
+		BENCH_HUGE_DIR=""
+	fi
+	if [ "$BENCH_HUGE_ADDED" -gt 0 ]; then
+		cur=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((cur > BENCH_HUGE_ADDED ? cur - BENCH_HUGE_ADDED : 0)) >/proc/sys/vm/nr_hugepages
+		BENCH_HUGE_ADDED=0
+	fi
 }
 
 # DPDK processes of this run make the same choice as podcapd: hugepages
@@ -272,6 +325,7 @@ bench_testpmd_stop()
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	fi
+	bench_hugepages_clear
 }
 
 # bench_bridge_start [TC_ARGS]: a Linux bridge between vpod0 and vfab0; with
@@ -369,6 +423,7 @@ bench_ovs_stop()
 	for d in $BENCH_OVS_DIRS; do
 		umount -l "$d" 2>/dev/null
 	done
+	bench_hugepages_clear
 	BENCH_FWD_PID=""
 	return 0
 }
