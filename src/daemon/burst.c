@@ -6,6 +6,7 @@
  * rte_lpm_lookupx4, the IPv6 addresses in one rte_lpm6_lookup_bulk_func
  * call), and the uplink check. No locks, no allocation, no system calls.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -156,14 +157,21 @@ pc_burst_classify(const struct pc_table *t, unsigned u, enum pc_dir d, struct rt
 }
 
 void
-pc_burst_prefetch(const struct pc_table *t, const struct pc_bank *bank, enum pc_dir d,
+pc_burst_prefetch(const struct pc_table *t, unsigned u, const struct pc_worker *w, enum pc_dir d,
 		  const struct pc_burst_class *c, uint16_t n)
 {
+	bool shared = t->uplinks[u].nqueues > 1;
+
 	for (uint16_t i = 0; i < n; i++) {
 		if (c->pod[i] < 0)
 			continue;
-		uint32_t pod = (uint32_t)c->pod[i];
-		rte_prefetch0(&t->shapers[pod * PC_DIR_COUNT + d].bucket);
-		rte_prefetch0(&bank->pod[pod][d]);
+		uint32_t idx = (uint32_t)c->pod[i] * PC_DIR_COUNT + d;
+		if (shared) {
+			rte_prefetch0(&w->leases[idx]);
+			rte_prefetch0(&t->budgets[idx].depth);
+		} else {
+			rte_prefetch0(&t->shapers[idx].bucket);
+		}
+		rte_prefetch0(&w->bank->pod[c->pod[i]][d]);
 	}
 }

@@ -37,10 +37,11 @@ void pc_burst_classify(const struct pc_table *t, unsigned u, enum pc_dir d,
 		       struct rte_mbuf *const *pkts, uint16_t n, struct pc_burst_class *out);
 
 /*
- * Starts loading what admitting the classified frames will touch: each
- * pod's shaper line (its bucket) and its counter line in bank.
+ * Starts loading what admitting the classified frames of uplink u will
+ * touch: each pod's bucket line (its shaper's, or on an uplink of several
+ * workers its budget's and this worker's lease) and its counter line in bank.
  */
-void pc_burst_prefetch(const struct pc_table *t, const struct pc_bank *bank, enum pc_dir d,
-		       const struct pc_burst_class *c, uint16_t n);
+void pc_burst_prefetch(const struct pc_table *t, unsigned u, const struct pc_worker *w,
+		       enum pc_dir d, const struct pc_burst_class *c, uint16_t n);
 
 #endif /* PODCAPD_BURST_H */

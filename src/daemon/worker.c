@@ -188,7 +188,7 @@ admit_burst(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_d
 	struct pc_burst_class c;
 
 	pc_burst_classify(t, u, d, pkts, n, &c);
-	pc_burst_prefetch(t, w->bank, d, &c, n);
+	pc_burst_prefetch(t, u, w, d, &c, n);
 	if (unlikely(t->uplinks[u].nqueues > 1)) {
 		for (uint16_t i = 0; i < n; i++)
 			admit_shared(w, t, u, d, pkts[i], c.len[i], c.pod[i],
