@@ -24,7 +24,7 @@
 #define PC_MAX_UPLINK_WORKERS 16   /* config_fields.c says "1 to 16" */
 #define PC_MAX_PREFIXES  64   /* per pod */
 #define PC_DIGEST_LEN    32   /* BLAKE2b-256 */
-#define PC_MAX_AUDITOR_KEYS 8
+#define PC_MAX_AUDITOR_KEYS   8
 
 enum pc_mode {
 	PC_MODE_SHAPE = 0,   /* queue what exceeds the bucket, drop past queue_delay */

@@ -365,7 +365,8 @@ check_overlaps(struct ctx *c)
 
 /*
  * An uplink of several workers shares each pod's cap between them
- * (lease.h): police mode only, and a burst deep enough for a lease each.
+ * (lease.h): police mode and the envelope promise only, and a burst deep
+ * enough for a lease each.
  */
 static int
 check_workers(struct ctx *c)
@@ -384,6 +385,12 @@ check_workers(struct ctx *c)
 			    c, ps->pod.mark,
 			    "pod '%s' is in shape mode, but uplink '%s' has %u workers: "
 			    "several workers police (mode: police)",
+			    ps->pod.id, us->up.name, n);
+		if (ps->pod.limits.promise != PC_PROMISE_ENVELOPE)
+			return cfg_fail_at(
+			    c, ps->pod.mark,
+			    "pod '%s' is held to the window promise, but uplink '%s' has "
+			    "%u workers: several workers keep the envelope only",
 			    ps->pod.id, us->up.name, n);
 		if (pc_lease_bytes(&ps->pod.limits, n, c->cfg.max_frame) == 0)
 			return cfg_fail_at(

@@ -39,7 +39,7 @@ struct pc_shaper {
 struct pc_table_uplink {
 	uint16_t port[PC_DIR_COUNT];   /* rx port of each direction: up = pod port, down = fabric port */
 	int32_t only_pod;              /* pod assigned by uplink (one pod, no prefixes), or -1 */
-	unsigned worker;               /* index of the worker lcore that owns it: it reads queue 0 */
+	unsigned worker; /* index of the worker lcore that owns it: it reads queue 0 */
 	/*
 	 * Some pod on it is held to the window promise. Read with the port ids
 	 * for every frame, so that a frame of an uplink with none never reads
