@@ -32,27 +32,27 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: podcap-attest enroll --out FILE [--tcti TCTI]\n"
-"       podcap-attest activate --credential FILE --out FILE [--tcti TCTI]\n"
-"\n"
-"The appliance's side of TPM 2.0 attestation.\n"
-"  enroll    creates the attestation key (AK) in the TPM and writes the\n"
-"            enrolment file the auditor keeps: the AK's TPM2B_PUBLIC, name and\n"
-"            PEM public key, the EK's TPM2B_PUBLIC and, when the TPM has one,\n"
-"            the EK certificate. The file is never overwritten.\n"
-"  activate  TPM2_ActivateCredential: recovers the secret an auditor wrapped\n"
-"            to this TPM's EK for the AK's name (tpm2_makecredential's file)\n"
-"            and writes it to --out (mode 0600), proving AK and EK share a TPM\n"
-"\n"
-"  -t, --tcti TCTI        the TPM, as tpm2-tss names it (device:/dev/tpmrm0,\n"
-"                         swtpm:host=127.0.0.1,port=2321; default: tpm2-tss's)\n"
-"  -o, --out FILE         where to write\n"
-"  -c, --credential FILE  the wrapped credential (activate)\n"
-"  --version              print the version and the build id (BLAKE2b-256 of\n"
-"                         this executable)\n"
-"  -h, --help             this text\n"
-"\n"
-"Exit status: 0 ok, 1 error, 2 usage.\n");
+		"usage: podcap-attest enroll --out FILE [--tcti TCTI]\n"
+		"       podcap-attest activate --credential FILE --out FILE [--tcti TCTI]\n"
+		"\n"
+		"The appliance's side of TPM 2.0 attestation.\n"
+		"  enroll    creates the attestation key (AK) in the TPM and writes the\n"
+		"            enrolment file the auditor keeps: the AK's TPM2B_PUBLIC, name and\n"
+		"            PEM public key, the EK's TPM2B_PUBLIC and, when the TPM has one,\n"
+		"            the EK certificate. The file is never overwritten.\n"
+		"  activate  TPM2_ActivateCredential: recovers the secret an auditor wrapped\n"
+		"            to this TPM's EK for the AK's name (tpm2_makecredential's file)\n"
+		"            and writes it to --out (mode 0600), proving AK and EK share a TPM\n"
+		"\n"
+		"  -t, --tcti TCTI        the TPM, as tpm2-tss names it (device:/dev/tpmrm0,\n"
+		"                         swtpm:host=127.0.0.1,port=2321; default: tpm2-tss's)\n"
+		"  -o, --out FILE         where to write\n"
+		"  -c, --credential FILE  the wrapped credential (activate)\n"
+		"  --version              print the version and the build id (BLAKE2b-256 of\n"
+		"                         this executable)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Exit status: 0 ok, 1 error, 2 usage.\n");
 }
 
 static int

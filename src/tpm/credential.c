@@ -15,7 +15,7 @@
 static int
 ek_session(struct pc_tpm *tpm, ESYS_TR *session, struct pc_error *err)
 {
-	const TPMT_SYM_DEF sym = {.algorithm = TPM2_ALG_NULL};
+	const TPMT_SYM_DEF sym = { .algorithm = TPM2_ALG_NULL };
 
 	TSS2_RC rc = Esys_StartAuthSession(tpm->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
 					   ESYS_TR_NONE, ESYS_TR_NONE, NULL, TPM2_SE_POLICY, &sym,
@@ -42,7 +42,7 @@ unmarshal(const uint8_t *blob, size_t blob_len, const uint8_t *secret, size_t se
 		return pc_error_set(err, "the credential blob is not a TPM2B_ID_OBJECT");
 	off = 0;
 	if (Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal(secret, secret_len, &off, enc) !=
-		    TSS2_RC_SUCCESS ||
+		TSS2_RC_SUCCESS ||
 	    off != secret_len)
 		return pc_error_set(err, "the encrypted seed is not a TPM2B_ENCRYPTED_SECRET");
 	return 0;
@@ -53,8 +53,8 @@ pc_tpm_activate(struct pc_tpm *tpm, const uint8_t *blob, size_t blob_len, const 
 		size_t secret_len, uint8_t *out, size_t max, struct pc_error *err)
 {
 	ESYS_TR ak = ESYS_TR_NONE, ek = ESYS_TR_NONE, session = ESYS_TR_NONE;
-	TPM2B_ID_OBJECT id = {0};
-	TPM2B_ENCRYPTED_SECRET enc = {0};
+	TPM2B_ID_OBJECT id = { 0 };
+	TPM2B_ENCRYPTED_SECRET enc = { 0 };
 	TPM2B_DIGEST *cert = NULL;
 	long n = -1;
 

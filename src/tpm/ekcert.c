@@ -29,8 +29,8 @@ nv_read(struct pc_tpm *tpm, ESYS_TR nv, uint8_t *out, size_t max, struct pc_erro
 {
 	TPM2B_NV_PUBLIC *pub = NULL;
 
-	TSS2_RC rc = Esys_NV_ReadPublic(tpm->esys, nv, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-					&pub, NULL);
+	TSS2_RC rc =
+	    Esys_NV_ReadPublic(tpm->esys, nv, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &pub, NULL);
 	if (rc != TSS2_RC_SUCCESS)
 		return pc_tpm_fail(err, rc, "TPM2_NV_ReadPublic");
 	size_t size = pub->nvPublic.dataSize;

@@ -16,7 +16,8 @@
 static size_t
 put_b64(char *out, size_t max, const char *key, const uint8_t *bin, size_t len)
 {
-	size_t need = strlen(key) + 2 + sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
+	size_t need =
+	    strlen(key) + 2 + sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
 	if (need + 1 > max)
 		return 0;
 	int n = snprintf(out, max, "%s: ", key);

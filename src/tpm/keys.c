@@ -13,8 +13,9 @@
 
 /* TCG EK Credential Profile 2.0, B.3.3: PolicySecret(TPM_RH_ENDORSEMENT). */
 static const uint8_t ek_policy_a[32] = {
-	0x83, 0x71, 0x97, 0x67, 0x44, 0x84, 0xb3, 0xf8, 0x1a, 0x90, 0xcc, 0x8d, 0x46, 0xa5, 0xd7, 0x24,
-	0xfd, 0x52, 0xd7, 0x6e, 0x06, 0x52, 0x0b, 0x64, 0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14, 0x69, 0xaa,
+	0x83, 0x71, 0x97, 0x67, 0x44, 0x84, 0xb3, 0xf8, 0x1a, 0x90, 0xcc,
+	0x8d, 0x46, 0xa5, 0xd7, 0x24, 0xfd, 0x52, 0xd7, 0x6e, 0x06, 0x52,
+	0x0b, 0x64, 0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14, 0x69, 0xaa,
 };
 
 static void
@@ -24,8 +25,8 @@ ak_template(TPM2B_PUBLIC *t)
 	t->publicArea.type = TPM2_ALG_ECC;
 	t->publicArea.nameAlg = TPM2_ALG_SHA256;
 	t->publicArea.objectAttributes = TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT |
-		TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
-		TPMA_OBJECT_USERWITHAUTH;
+	    TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
+	    TPMA_OBJECT_USERWITHAUTH;
 	TPMS_ECC_PARMS *p = &t->publicArea.parameters.eccDetail;
 	p->symmetric.algorithm = TPM2_ALG_NULL;
 	p->scheme.scheme = TPM2_ALG_ECDSA;
@@ -41,8 +42,8 @@ ek_template(TPM2B_PUBLIC *t)
 	t->publicArea.type = TPM2_ALG_RSA;
 	t->publicArea.nameAlg = TPM2_ALG_SHA256;
 	t->publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-		TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_ADMINWITHPOLICY |
-		TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
+	    TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_ADMINWITHPOLICY | TPMA_OBJECT_RESTRICTED |
+	    TPMA_OBJECT_DECRYPT;
 	t->publicArea.authPolicy.size = sizeof(ek_policy_a);
 	memcpy(t->publicArea.authPolicy.buffer, ek_policy_a, sizeof(ek_policy_a));
 	TPMS_RSA_PARMS *p = &t->publicArea.parameters.rsaDetail;
@@ -80,9 +81,9 @@ static int
 create_primary(struct pc_tpm *tpm, const TPM2B_PUBLIC *tmpl, const char *what, ESYS_TR *handle,
 	       struct pc_tpm_key *key, struct pc_error *err)
 {
-	const TPM2B_SENSITIVE_CREATE sens = {0};
-	const TPM2B_DATA outside = {0};
-	const TPML_PCR_SELECTION none = {0};
+	const TPM2B_SENSITIVE_CREATE sens = { 0 };
+	const TPM2B_DATA outside = { 0 };
+	const TPML_PCR_SELECTION none = { 0 };
 	TPM2B_PUBLIC *pub = NULL;
 
 	*handle = ESYS_TR_NONE;

@@ -31,7 +31,7 @@ pc_tpm_ak_pem(const struct pc_tpm_key *ak, char out[PC_TPM_PEM_MAX], struct pc_e
 {
 	uint8_t der[sizeof(spki_p256) + 2 * P256_LEN];
 	char b64[sodium_base64_ENCODED_LEN(sizeof(der), sodium_base64_VARIANT_ORIGINAL)];
-	TPM2B_PUBLIC pub = {0};
+	TPM2B_PUBLIC pub = { 0 };
 	size_t off = 0;
 
 	if (Tss2_MU_TPM2B_PUBLIC_Unmarshal(ak->pub, ak->pub_len, &off, &pub) != TSS2_RC_SUCCESS ||
@@ -46,7 +46,8 @@ pc_tpm_ak_pem(const struct pc_tpm_key *ak, char out[PC_TPM_PEM_MAX], struct pc_e
 		return pc_error_set(err, "the attestation key's point is wider than P-256");
 	sodium_bin2base64(b64, sizeof(b64), der, sizeof(der), sodium_base64_VARIANT_ORIGINAL);
 	/* 120 base64 characters: two lines of at most 64 */
-	snprintf(out, PC_TPM_PEM_MAX, "-----BEGIN PUBLIC KEY-----\n%.64s\n%s\n-----END PUBLIC KEY-----\n",
-		 b64, b64 + 64);
+	snprintf(out, PC_TPM_PEM_MAX,
+		 "-----BEGIN PUBLIC KEY-----\n%.64s\n%s\n-----END PUBLIC KEY-----\n", b64,
+		 b64 + 64);
 	return 0;
 }

@@ -29,7 +29,7 @@ struct pc_tpm {
 
 /* The largest marshalled TPM2B_PUBLIC, TPMS_ATTEST and TPMT_SIGNATURE. */
 #define PC_TPM_PUBLIC_MAX sizeof(TPM2B_PUBLIC)
-#define PC_TPM_NAME_MAX	  sizeof(TPMU_NAME)
+#define PC_TPM_NAME_MAX   sizeof(TPMU_NAME)
 /* An EK certificate is at most a few KiB; TCG puts no firm bound on it. */
 #define PC_TPM_CERT_MAX 8192
 
