@@ -93,6 +93,24 @@ struct pc_witnesses {
 	struct pc_witness_cfg w[PC_MAX_WITNESSES];
 };
 
+/*
+ * TPM attestation (appliance.attestation, docs/attestation.md): how podcapd
+ * reaches the TPM and what its quotes cover. Not in the digest: the quotes
+ * themselves say which PCRs they cover.
+ */
+struct pc_attestation {
+	bool enabled;              /* the mapping is present */
+	char tpm[256];             /* tpm2-tss TCTI string */
+	uint32_t every;            /* a quote every this many windows; default 10 */
+	uint32_t pcrs;             /* SHA-256 bank: bit i = PCR i; default PCRs 0-7 and 10 */
+	char ima_log[PC_PATH_LEN]; /* IMA's ASCII list, "" for none */
+};
+
+#define PC_ATTEST_DEFAULT_EVERY 10
+#define PC_ATTEST_DEFAULT_PCRS  0x000004ffu
+#define PC_ATTEST_DEFAULT_IMA   "/sys/kernel/security/ima/ascii_runtime_measurements_sha256"
+#define PC_ATTEST_MAX_PCR       23
+
 struct pc_config {
 	char path[PC_PATH_LEN];        /* the file it was loaded from */
 	char appliance_id[PC_ID_LEN];
@@ -107,6 +125,7 @@ struct pc_config {
 	uint32_t max_frame;            /* bytes, no FCS; default 1522 */
 	struct pc_limits defaults;
 	struct pc_dpdk dpdk;
+	struct pc_attestation attestation;
 	unsigned nuplinks;
 	struct pc_uplink *uplinks;     /* nuplinks entries */
 	unsigned npods;

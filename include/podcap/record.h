@@ -26,7 +26,29 @@ enum pc_record_type {
 	PC_REC_RELOAD = 4,  /* a new pod map is in force from window_start */
 	PC_REC_STOP = 5,    /* podcapd stopped cleanly */
 	PC_REC_CLOCK = 6,   /* the wall clock stepped; window labels go on from window_start */
+	PC_REC_ATTEST = 7,  /* a TPM quote committing to the log before it (record_attest.c) */
 	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
+};
+
+/* ATTEST: a TPM2_Quote, in the TPM's marshalled form, and what explains it. */
+#define PC_ATTEST_QUOTE_MAX 2048       /* TPMS_ATTEST bytes */
+#define PC_ATTEST_SIG_MAX   1024       /* TPMT_SIGNATURE bytes */
+#define PC_ATTEST_PCRS      24         /* PCRs 0..23 of one bank */
+#define PC_ATTEST_IMA_MAX   (4u << 20) /* IMA list bytes */
+#define PC_TPM_ALG_SHA256   0x000b
+
+struct pc_record_attest {
+	uint64_t ckpt_size; /* the checkpoint the quote commits to */
+	uint8_t ckpt_root[32];
+	uint16_t quote_len;
+	uint8_t quote[PC_ATTEST_QUOTE_MAX]; /* TPMS_ATTEST, as the TPM signed it */
+	uint16_t sig_len;
+	uint8_t sig[PC_ATTEST_SIG_MAX];  /* TPMT_SIGNATURE */
+	uint16_t pcr_alg;                /* the bank: PC_TPM_ALG_SHA256 */
+	uint32_t pcr_mask;               /* bit i: PCR i is quoted */
+	uint8_t pcr[PC_ATTEST_PCRS][32]; /* the quoted PCRs' values, in increasing order */
+	uint32_t ima_len;
+	uint8_t *ima; /* the IMA list's lines; malloc'd when decoded */
 };
 
 /*
@@ -72,6 +94,8 @@ struct pc_record {
 	uint8_t decl_hash[PC_DIGEST_LEN]; /* BLAKE2b-256 of the declaration file (declaration.h) */
 	uint64_t not_before_ns;           /* its validity, whole seconds */
 	uint64_t not_after_ns;
+	/* ATTEST only (encoded after the links): malloc'd when decoded */
+	struct pc_record_attest *attest;
 };
 
 /* The mode byte of a pod held to these limits. */
@@ -90,6 +114,16 @@ pc_record_mode(const struct pc_limits *lim)
 size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
 int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, struct pc_error *err);
 void pc_record_free(struct pc_record *r);
+
+/* record_attest.c: an ATTEST record's own fields, for record.c. */
+int pc_record_attest_check(const struct pc_record_attest *a, struct pc_error *err);
+size_t pc_record_attest_size(const struct pc_record_attest *a);
+size_t pc_record_attest_put(const struct pc_record_attest *a, uint8_t *out);
+/* Decodes from buf; the bytes read, or 0 with *why set. *out is malloc'd. */
+size_t pc_record_attest_get(const uint8_t *buf, size_t len, struct pc_record_attest **out,
+			    const char **why);
+void pc_record_attest_free(struct pc_record_attest *a);
+unsigned pc_record_attest_npcrs(uint32_t mask);
 const char *pc_record_type_name(uint8_t type); /* "start", "window", ... */
 
 #endif /* PODCAP_RECORD_H */

@@ -447,6 +447,9 @@ static const struct field appliance_fields[] = {
 	/* the handler fills auditor_keys[] and nauditor_keys of the ctx's config */
 	{ "auditor_keys", cfg_handle_auditor_keys, 0, 0, false, NULL, NULL },
 	FIELD("witnesses", cfg_handle_witnesses, struct pc_config, witnesses, false),
+	/* config_attest.c: fills the defaults, then reads the keys */
+	{ "attestation", cfg_handle_attestation, offsetof(struct pc_config, attestation),
+	  sizeof(struct pc_attestation), false, cfg_attestation_fields, NULL },
 	END_OF_FIELDS,
 };
 

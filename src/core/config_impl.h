@@ -138,6 +138,9 @@ int cfg_find_name(const void *items, unsigned n, size_t size, size_t off, const 
 
 /* appliance.auditor_keys (config_auditor.c): fills c->cfg's keys. */
 int cfg_handle_auditor_keys(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+/* appliance.attestation (config_attest.c) */
+extern const struct field cfg_attestation_fields[];
+int cfg_handle_attestation(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 
 /* The keys of a pod map (config_fields.c) */
 

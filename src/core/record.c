@@ -45,6 +45,8 @@ pc_record_type_name(uint8_t type)
 		return "clock";
 	case PC_REC_DECLARE:
 		return "declare";
+	case PC_REC_ATTEST:
+		return "attest";
 	default:
 		return "unknown";
 	}
@@ -63,7 +65,8 @@ pod_ctr_zero(const struct pc_pod_ctr *c)
 static bool
 type_known(uint8_t type)
 {
-	return (type >= PC_REC_START && type <= PC_REC_CLOCK) || type == PC_REC_DECLARE;
+	return (type >= PC_REC_START && type <= PC_REC_CLOCK) || type == PC_REC_DECLARE ||
+	    type == PC_REC_ATTEST;
 }
 
 static bool
@@ -101,6 +104,10 @@ record_check(const struct pc_record *r, struct pc_error *err)
 {
 	if (!type_known(r->type))
 		return pc_error_set(err, "unknown record type");
+	if ((r->type == PC_REC_ATTEST) != (r->attest != NULL))
+		return pc_error_set(err, "attestation fields in a record other than attest");
+	if (r->attest != NULL && pc_record_attest_check(r->attest, err) != 0)
+		return -1;
 	if (!pc_id_valid(r->appliance_id))
 		return pc_error_set(err, "appliance id is not [A-Za-z0-9._-]{1,63}");
 	if (r->window_len_ns == 0)
@@ -239,6 +246,8 @@ encoded_size(const struct pc_record *r)
 		n += 2 * 8;
 	if (r->type == PC_REC_DECLARE)
 		n += PC_DIGEST_LEN + 2 * 8;
+	if (r->type == PC_REC_ATTEST)
+		n += pc_record_attest_size(r->attest);
 	return n;
 }
 
@@ -289,6 +298,8 @@ pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len)
 		put_u64(&w, r->not_before_ns);
 		put_u64(&w, r->not_after_ns);
 	}
+	if (r->type == PC_REC_ATTEST)
+		w.off += pc_record_attest_put(r->attest, w.p + w.off);
 	return w.off;
 }
 
@@ -476,6 +487,8 @@ pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct p
 		rec->not_before_ns = get_u64(&r);
 		rec->not_after_ns = get_u64(&r);
 	}
+	if (rec->type == PC_REC_ATTEST && r.why == NULL)
+		r.off += pc_record_attest_get(buf + r.off, len - r.off, &rec->attest, &r.why);
 	if (r.why == NULL && r.off != len)
 		r.why = "trailing bytes after the record";
 	if (r.why != NULL)
@@ -492,6 +505,8 @@ pc_record_free(struct pc_record *r)
 {
 	free(r->pods);
 	free(r->links);
+	pc_record_attest_free(r->attest);
+	r->attest = NULL;
 	r->pods = NULL;
 	r->links = NULL;
 	r->npods = 0;
