@@ -125,7 +125,8 @@ main(int argc, char **argv)
 
 	/* the key is read by the signer process only, before DPDK maps anything */
 	struct pc_signer signer;
-	int status = pc_signer_spawn(cfg.signing_key, &signer, &err);
+	/* and the TPM, when the pod map asks for attestation (docs/attestation.md) */
+	int status = pc_signer_spawn_attest(cfg.signing_key, &cfg.attestation, &signer, &err);
 	if (status != 0) {
 		pc_error_prefix(&err, "podcapd: signing key");
 		pc_error_print(&err, stderr);
@@ -135,6 +136,7 @@ main(int argc, char **argv)
 	}
 	status = EXIT_FAILURE;
 	uint64_t covered_ns;
+	pc_recorder_attestation(&cfg.attestation);
 	if (pc_recorder_start(cfg.ledger, cfg.appliance_id, &signer, &covered_ns) != 0)
 		goto out_signer;
 	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)

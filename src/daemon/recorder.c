@@ -13,6 +13,7 @@
 #include "podcap/note.h"
 #include "podcap/units.h"
 
+#include "attest_record.h"
 #include "log.h"
 #include "recorder.h"
 #include "timing.h"
@@ -32,6 +33,8 @@ struct item {
 	size_t len;
 	uint64_t close_ns;    /* WINDOW: CLOCK_MONOTONIC when its close began, else 0 */
 	uint64_t queued_ns;
+	bool attest; /* a TPM quote is due once this record is in a checkpoint */
+	struct pc_attest_due due;
 };
 
 static struct {
@@ -42,6 +45,10 @@ static struct {
 	uint8_t build_id[PC_BUILD_ID_LEN];
 	uint8_t digest[PC_DIGEST_LEN];    /* pod map in force, for GAP records */
 	uint64_t window_ns;
+	/* appliance.attestation, set before the first record; windows since the last quote
+	 * (control thread) */
+	struct pc_attestation att;
+	uint64_t windows_unquoted;
 
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -98,8 +105,8 @@ pc_recorder_on_publish(void (*fn)(const char *note, size_t len))
 	__atomic_store_n(&on_publish, fn, __ATOMIC_RELEASE);
 }
 
-/* close_ns: when the close of the newest window it covers began, 0 if none. */
-static void
+/* close_ns: when the close of the newest window it covers began, 0 if none. False if not published. */
+static bool
 publish_checkpoint(uint64_t close_ns)
 {
 	struct pc_checkpoint cp;
@@ -116,7 +123,7 @@ publish_checkpoint(uint64_t close_ns)
 	if (blen == 0 || pc_signer_sign(rec.signer, body, blen, sig, &err) != 0) {
 		PC_LOG(ERR, "checkpoint of size %lu not signed: %s\n", (unsigned long)cp.size,
 		       blen ? err.msg : "too long");
-		return;
+		return false;
 	}
 	t = pc_stage_since(PC_STAGE_SIGN, t);
 	size_t nlen = pc_note_format(body, blen, rec.signer->vk.name, rec.signer->vk.id, sig, note,
@@ -125,7 +132,7 @@ publish_checkpoint(uint64_t close_ns)
 	if (nlen == 0 ? pc_error_set(&perr, "note too long") : pc_ledger_publish(rec.ledger, note, nlen, &perr)) {
 		PC_LOG(ERR, "checkpoint of size %lu not published: %s\n", (unsigned long)cp.size,
 		       perr.msg);
-		return;
+		return false;
 	}
 	t = pc_stage_since(PC_STAGE_PUBLISH, t);
 	void (*hook)(const char *, size_t) = __atomic_load_n(&on_publish, __ATOMIC_ACQUIRE);
@@ -136,6 +143,29 @@ publish_checkpoint(uint64_t close_ns)
 	pthread_mutex_lock(&rec.lock);
 	rec.st.last_checkpoint_ns = pc_now_ns();
 	pthread_mutex_unlock(&rec.lock);
+	return true;
+}
+
+/*
+ * The TPM's quote of the checkpoint just published, as the next record,
+ * and a checkpoint over it. A quote that cannot be had or written is
+ * logged and not retried: the verifier sees the windows it would have
+ * covered as unattested.
+ */
+static void
+append_attest(const struct pc_attest_due *due)
+{
+	size_t len;
+	uint8_t *buf = pc_attest_record(rec.signer, rec.appliance_id, rec.build_id, due,
+					rec.att.ima_log, &len);
+
+	if (buf == NULL)
+		return;
+	if (pc_ledger_append(rec.ledger, buf, len) != 0)
+		PC_LOG(ERR, "ATTEST record not appended: %s\n", strerror(errno));
+	else
+		publish_checkpoint(0);
+	free(buf);
 }
 
 static void *
@@ -143,6 +173,8 @@ ledger_thread(void *arg)
 {
 	unsigned errors = 0;
 	uint64_t covered_close = 0;
+	struct pc_attest_due due;
+	bool attest = false;
 	(void)arg;
 
 	pthread_setname_np(pthread_self(), "podcap-ledger");
@@ -175,6 +207,10 @@ ledger_thread(void *arg)
 		}
 		errors = 0;
 		free(it.buf);
+		if (it.attest) {
+			due = it.due;
+			attest = true;
+		}
 		if (it.close_ns != 0) {
 			uint64_t write_ns, sync_ns;
 			pc_ledger_append_times(rec.ledger, &write_ns, &sync_ns);
@@ -193,7 +229,9 @@ ledger_thread(void *arg)
 		pthread_mutex_unlock(&rec.lock);
 		/* one checkpoint per batch: the signer is not asked more often than needed */
 		if (!more) {
-			publish_checkpoint(covered_close);
+			if (publish_checkpoint(covered_close) && attest)
+				append_attest(&due);
+			attest = false;
 			covered_close = 0;
 		}
 	}
@@ -237,6 +275,29 @@ pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_si
 	return 0;
 }
 
+void
+pc_recorder_attestation(const struct pc_attestation *a)
+{
+	rec.att = *a;
+}
+
+/* Marks the record just queued: a quote once it is in a checkpoint. Control thread. */
+static void
+quote_after(bool queued, const uint8_t digest[PC_DIGEST_LEN], uint64_t cursor_ns,
+	    uint64_t window_ns)
+{
+	if (!rec.att.enabled || !queued)
+		return;
+	pthread_mutex_lock(&rec.lock);
+	struct item *it = &rec.q[(rec.head + rec.n - 1) % (QUEUE_MAX + QUEUE_SLACK)];
+	it->attest = true;
+	memcpy(it->due.digest, digest, PC_DIGEST_LEN);
+	it->due.cursor_ns = cursor_ns;
+	it->due.window_ns = window_ns;
+	pthread_mutex_unlock(&rec.lock);
+	rec.windows_unquoted = 0;
+}
+
 struct pc_ledger *
 pc_recorder_ledger(void)
 {
@@ -252,8 +313,9 @@ push_item(uint8_t *buf, size_t len, bool lifecycle, uint64_t close_ns)
 
 	pthread_mutex_lock(&rec.lock);
 	if (rec.n < cap && (lifecycle || rec.bytes + len <= QUEUE_BYTES_MAX)) {
-		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] =
-			(struct item){ buf, len, close_ns, close_ns != 0 ? pc_mono_ns() : 0 };
+		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] = (struct item){
+			buf, len, close_ns, close_ns != 0 ? pc_mono_ns() : 0, false, { { 0 }, 0, 0 }
+		};
 		rec.n++;
 		rec.bytes += len;
 		ok = true;
@@ -332,13 +394,12 @@ fill_pods(struct pc_record *r, const struct pc_table *t, const struct pc_window 
 	r->links = rec_links;
 }
 
-static void
+static bool
 submit(const struct pc_record *r, bool lifecycle)
 {
 	size_t len;
 	uint8_t *buf = encode(r, &len);
-	if (buf != NULL)
-		push(buf, len, lifecycle);
+	return buf != NULL && push(buf, len, lifecycle);
 }
 
 /* Two records at once (lifecycle ones): the ledger thread finds both, so no checkpoint parts them. */
@@ -428,6 +489,7 @@ pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t wind
 	base_record(&r, PC_REC_START, start, window_ns, 0, t->digest);
 	fill_pods(&r, t, NULL);
 	submit_declared(&r, t);
+	quote_after(true, t->digest, start, window_ns);
 }
 
 void
@@ -442,7 +504,12 @@ pc_recorder_window(const struct pc_window *w)
 	size_t len;
 	uint8_t *buf = encode(&r, &len);
 	pc_stage_since(PC_STAGE_ENCODE, t0);
-	if (buf == NULL || !push_item(buf, len, false, w->close_mono_ns)) {
+	bool queued = buf != NULL && push_item(buf, len, false, w->close_mono_ns);
+	rec.windows_unquoted += w->count;
+	if (rec.windows_unquoted >= rec.att.every)
+		quote_after(queued, w->table->digest, w->start_ns + w->count * w->len_ns,
+			    w->len_ns);
+	if (!queued) {
 		if (rec.lost_count == 0)
 			rec.lost_first = w->start_ns / w->len_ns;
 		/* a record of several windows lost is as many windows missing */
@@ -462,6 +529,7 @@ pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
 	base_record(&r, PC_REC_RELOAD, epoch * window_ns, window_ns, 0, t->digest);
 	fill_pods(&r, t, NULL);
 	submit_declared(&r, t);
+	quote_after(true, t->digest, epoch * window_ns, window_ns);
 }
 
 void

@@ -40,6 +40,13 @@ int pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct p
 struct pc_ledger *pc_recorder_ledger(void);
 /* fn is called by the ledger thread with each note it publishes, from now on. */
 void pc_recorder_on_publish(void (*fn)(const char *note, size_t len));
+/*
+ * Quotes in the log (appliance.attestation): after the START, every RELOAD
+ * and every a->every windows, once the records are in a checkpoint, an
+ * ATTEST record with the signer's TPM quote of that checkpoint. Call before
+ * the first record; without it (or with a->enabled false) there are none.
+ */
+void pc_recorder_attestation(const struct pc_attestation *a);
 
 /* Records; each returns immediately. */
 /* START (preceded by a GAP when the ledger has a hole up to epoch). */

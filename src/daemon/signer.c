@@ -22,12 +22,15 @@
 #include "podcap/note.h"
 
 #include "signer.h"
+#include "signer_attest.h"
 
 #define SIGNER_MAGIC_HELLO 0x70636831u  /* "pch1" */
 #define SIGNER_MAGIC_REQ   0x70637231u  /* "pcr1" */
 #define SIGNER_MAGIC_RESP  0x70637331u  /* "pcs1" */
 #define SIGNER_MAGIC_PROBE 0x70637031u  /* "pcp1" */
 #define SIGNER_MAGIC_ALIVE 0x70636131u  /* "pca1" */
+#define SIGNER_MAGIC_QUOTE  0x70637131u  /* "pcq1" */
+#define SIGNER_MAGIC_QUOTED 0x70635131u  /* "pcQ1" */
 #define SIGNER_BODY_MAX    2048
 #define SIGNER_ERR_MAX     256
 #define SIGNER_TIMEOUT_S   10    /* a signer that takes longer is treated as dead */
@@ -54,6 +57,19 @@ struct signer_resp {
 	char err[SIGNER_ERR_MAX];
 };
 
+/* A TPM quote of the last checkpoint signed (signer_attest.h), and its answer. */
+struct signer_quote_req {
+	uint32_t magic;
+	uint8_t podmap_digest[32];
+};
+
+struct signer_quote_resp {
+	uint32_t magic;
+	int32_t status;
+	struct pc_record_attest att; /* ima is never sent: NULL on arrival */
+	char err[SIGNER_ERR_MAX];
+};
+
 /* A liveness probe, and its answer: the same numbered message echoed. */
 struct signer_probe {
 	uint32_t magic;
@@ -65,6 +81,8 @@ struct signer_state {
 	uint64_t size;
 	uint8_t root[PC_HASH_LEN];
 	int any;
+	struct signer_tpm *tpm; /* NULL without appliance.attestation */
+	struct pc_verifier_key vk;
 };
 
 static int
@@ -92,29 +110,60 @@ check_request(const struct pc_signer_key *k, struct signer_state *st, const stru
 	return 0;
 }
 
+/* A quote for the last checkpoint this signer signed, never for one it did not. */
+static bool
+serve_quote(int fd, struct signer_state *st, const struct signer_quote_req *q, ssize_t n)
+{
+	static struct signer_quote_resp resp;
+	struct pc_error err;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.magic = SIGNER_MAGIC_QUOTED;
+	if ((size_t)n != sizeof(*q))
+		resp.status =
+		    pc_error_set(&err, "quote request of %zd bytes, expected %zu", n, sizeof(*q));
+	else if (st->tpm == NULL)
+		resp.status = pc_error_set(&err, "no TPM: appliance.attestation is not set");
+	else if (!st->any)
+		resp.status = pc_error_set(&err, "no checkpoint signed yet");
+	else
+		resp.status = signer_tpm_quote(st->tpm, &st->vk, q->podmap_digest, st->size,
+					       st->root, &resp.att, &err);
+	if (resp.status != 0)
+		snprintf(resp.err, sizeof(resp.err), "%.*s", (int)sizeof(resp.err) - 1, err.msg);
+	return send(fd, &resp, sizeof(resp), 0) == (ssize_t)sizeof(resp);
+}
+
 /* Answers one request; false once podcapd has closed its end (or no answer can be sent). */
 static bool
 serve_request(int fd, const struct pc_signer_key *k, struct signer_state *st)
 {
-	struct signer_req req;
+	/* a signing request, or a quote request (the first word says which) */
+	static union {
+		struct signer_req sign;
+		struct signer_quote_req quote;
+	} in;
+	const struct signer_req *req = &in.sign;
 	struct signer_resp resp = { .magic = SIGNER_MAGIC_RESP };
 	struct pc_error err;
-	ssize_t n = recv(fd, &req, sizeof(req), MSG_TRUNC);
+	ssize_t n = recv(fd, &in, sizeof(in), MSG_TRUNC);
 
 	if (n == 0 || (n < 0 && errno != EINTR))
 		return false;
 	if (n < 0)
 		return true;
-	if ((size_t)n != sizeof(req))
+	if ((size_t)n >= sizeof(uint32_t) && in.quote.magic == SIGNER_MAGIC_QUOTE)
+		return serve_quote(fd, st, &in.quote, n);
+	if ((size_t)n != sizeof(*req))
 		resp.status =
-		    pc_error_set(&err, "request of %zd bytes, expected %zu", n, sizeof(req));
+		    pc_error_set(&err, "request of %zd bytes, expected %zu", n, sizeof(*req));
 	else
-		resp.status = check_request(k, st, &req, &err);
+		resp.status = check_request(k, st, req, &err);
 	if (resp.status == 0)
-		pc_note_sign_body(k, req.body, req.len, resp.sig);
+		pc_note_sign_body(k, req->body, req->len, resp.sig);
 	else
 		snprintf(resp.err, sizeof(resp.err), "%.*s", (int)sizeof(resp.err) - 1, err.msg);
-	sodium_memzero(&req, sizeof(req));
+	sodium_memzero(&in, sizeof(in));
 	return send(fd, &resp, sizeof(resp), 0) == (ssize_t)sizeof(resp);
 }
 
@@ -139,9 +188,11 @@ answer_probe(int fd)
 }
 
 static void
-signer_loop(int fd, int probe_fd, const struct pc_signer_key *k)
+signer_loop(int fd, int probe_fd, const struct pc_signer_key *k, struct signer_tpm *tpm)
 {
-	struct signer_state st = { 0 };
+	struct signer_state st = { .tpm = tpm };
+
+	pc_signer_key_public(k, &st.vk);
 	struct pollfd pfd[2] = {
 		{ .fd = fd, .events = POLLIN },
 		{ .fd = probe_fd, .events = POLLIN },
@@ -161,11 +212,13 @@ signer_loop(int fd, int probe_fd, const struct pc_signer_key *k)
 	}
 }
 
-static void signer_main(int fd, int probe_fd, const char *key_path) __attribute__((noreturn));
+static void signer_main(int fd, int probe_fd, const char *key_path,
+			const struct pc_attestation *att) __attribute__((noreturn));
 
 static void
-signer_main(int fd, int probe_fd, const char *key_path)
+signer_main(int fd, int probe_fd, const char *key_path, const struct pc_attestation *att)
 {
+	struct signer_tpm *tpm = NULL;
 	struct signer_hello hello = { .magic = SIGNER_MAGIC_HELLO };
 	struct pc_signer_key *k;
 
@@ -191,6 +244,14 @@ signer_main(int fd, int probe_fd, const char *key_path)
 		send(fd, &hello, sizeof(hello), 0);
 		_exit(1);
 	}
+	if (att != NULL && att->enabled && (tpm = signer_tpm_open(att, &kerr)) == NULL) {
+		hello.status = -1;
+		snprintf(hello.err, sizeof(hello.err), "TPM %.100s: %.*s", att->tpm,
+			 (int)sizeof(hello.err) - 110, kerr.msg);
+		send(fd, &hello, sizeof(hello), 0);
+		pc_signer_key_free(k);
+		_exit(1);
+	}
 	snprintf(hello.name, sizeof(hello.name), "%s", k->name);
 	hello.id = k->id;
 	memcpy(hello.pk, k->pk, sizeof(hello.pk));
@@ -199,7 +260,8 @@ signer_main(int fd, int probe_fd, const char *key_path)
 		_exit(1);
 	}
 
-	signer_loop(fd, probe_fd, k);
+	signer_loop(fd, probe_fd, k, tpm);
+	signer_tpm_close(tpm);
 	pc_signer_key_free(k);
 	_exit(0);
 }
@@ -213,6 +275,13 @@ close_pair(int sv[2])
 
 int
 pc_signer_spawn(const char *key_path, struct pc_signer *s, struct pc_error *err)
+{
+	return pc_signer_spawn_attest(key_path, NULL, s, err);
+}
+
+int
+pc_signer_spawn_attest(const char *key_path, const struct pc_attestation *att, struct pc_signer *s,
+		       struct pc_error *err)
 {
 	int sv[2], pv[2];
 	struct signer_hello hello;
@@ -243,7 +312,7 @@ pc_signer_spawn(const char *key_path, struct pc_signer *s, struct pc_error *err)
 		for (int fd = 3; fd < 1024; fd++)
 			if (fd != sv[1] && fd != pv[1])
 				close(fd);
-		signer_main(sv[1], pv[1], key_path);
+		signer_main(sv[1], pv[1], key_path, att);
 	}
 	close(sv[1]);
 	close(pv[1]);
@@ -334,6 +403,46 @@ pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64
 		return pc_error_set(err, "signer returned a signature that does not verify");
 	memcpy(sig, resp.sig, 64);
 	return 0;
+}
+
+int
+pc_signer_quote(struct pc_signer *s, const uint8_t podmap_digest[32], struct pc_record_attest *out,
+		struct pc_error *err)
+{
+	static struct signer_quote_resp resp;
+	struct signer_quote_req req = { .magic = SIGNER_MAGIC_QUOTE };
+
+	if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
+		return pc_error_set(err, "the signer is lost");
+	memcpy(req.podmap_digest, podmap_digest, sizeof(req.podmap_digest));
+	if (send(s->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+		pc_error_errno(err, "signer");
+		signer_lost(s, errno == EAGAIN || errno == EWOULDBLOCK);
+		return -1;
+	}
+	ssize_t n;
+	do
+		n = recv(s->fd, &resp, sizeof(resp), MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		pc_error_set(err, "signer: no quote in %d s", SIGNER_TIMEOUT_S);
+		signer_lost(s, true);
+		return -1;
+	}
+	if (n != (ssize_t)sizeof(resp) || resp.magic != SIGNER_MAGIC_QUOTED) {
+		pc_error_set(err, "signer: %s", n == 0 ? "it exited" : "bad response to a quote");
+		signer_lost(s, n != 0);
+		return -1;
+	}
+	if (resp.status != 0) {
+		resp.err[sizeof(resp.err) - 1] = '\0';
+		return pc_error_set(err, "no quote: %s", resp.err);
+	}
+	*out = resp.att;
+	out->ima = NULL;
+	out->ima_len = 0;
+	/* what the decoder of the log would refuse is never recorded */
+	return pc_record_attest_check(out, err);
 }
 
 bool

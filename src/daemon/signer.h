@@ -21,7 +21,9 @@
 #include <sys/types.h>
 
 #include "podcap/error.h"
+#include "podcap/config.h"
 #include "podcap/keys.h"
+#include "podcap/record.h"
 
 struct pc_signer {
 	int fd;
@@ -44,6 +46,20 @@ struct pc_signer {
  * unparseable key, ...) in err; -1 when it could not be started.
  */
 int pc_signer_spawn(const char *key_path, struct pc_signer *s, struct pc_error *err);
+/*
+ * The same, and when att is enabled the signer also opens that TPM and
+ * loads the AK (src/tpm): a TPM that cannot be opened is refused (-2).
+ */
+int pc_signer_spawn_attest(const char *key_path, const struct pc_attestation *att,
+			   struct pc_signer *s, struct pc_error *err);
+/*
+ * A TPM quote of the last checkpoint the signer signed, whose qualifying
+ * data commits to that checkpoint, the verifier key, the signer's build id
+ * and podmap_digest (include/podcap/attest.h): fills out but for the IMA
+ * list. 0, or -1 with err (as pc_signer_sign for a lost signer).
+ */
+int pc_signer_quote(struct pc_signer *s, const uint8_t podmap_digest[32],
+		    struct pc_record_attest *out, struct pc_error *err);
 /*
  * Signs a checkpoint body: 0 and sig, or -1 with the refusal in err. A
  * signer that has exited, or does not answer within 10 s, is killed and

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
+#include <string.h>
+
+#include "podcap/attest.h"
+#include "podcap/buildid.h"
+
+#include "signer_attest.h"
+
+#if PODCAP_HAVE_TPM
+#include "quote.h"
+#include "tpm.h"
+
+struct signer_tpm {
+	struct pc_tpm tpm;
+	ESYS_TR ak;
+	uint32_t pcrs;
+	uint8_t build_id[PC_BUILD_ID_LEN];
+};
+
+struct signer_tpm *
+signer_tpm_open(const struct pc_attestation *a, struct pc_error *err)
+{
+	struct signer_tpm *t = calloc(1, sizeof(*t));
+
+	if (t == NULL) {
+		pc_error_set(err, "out of memory");
+		return NULL;
+	}
+	t->pcrs = a->pcrs;
+	t->ak = ESYS_TR_NONE;
+	/* the signer is podcapd's own executable, forked before anything else ran */
+	if (pc_build_id(t->build_id) != 0) {
+		pc_error_errno(err, "cannot hash /proc/self/exe for the build id");
+		free(t);
+		return NULL;
+	}
+	if (pc_tpm_open(&t->tpm, a->tpm, err) != 0) {
+		free(t);
+		return NULL;
+	}
+	if (pc_tpm_ak_load(&t->tpm, &t->ak, NULL, err) != 0) {
+		signer_tpm_close(t);
+		return NULL;
+	}
+	return t;
+}
+
+int
+signer_tpm_quote(struct signer_tpm *t, const struct pc_verifier_key *vk,
+		 const uint8_t podmap_digest[32], uint64_t size, const uint8_t root[32],
+		 struct pc_record_attest *out, struct pc_error *err)
+{
+	uint8_t qual[PC_ATTEST_QUAL_LEN];
+
+	pc_attest_qualifying(vk, podmap_digest, t->build_id, size, root, qual);
+	out->ckpt_size = size;
+	memcpy(out->ckpt_root, root, 32);
+	return pc_tpm_quote(&t->tpm, t->ak, t->pcrs, qual, out, err);
+}
+
+void
+signer_tpm_close(struct signer_tpm *t)
+{
+	if (t == NULL)
+		return;
+	pc_tpm_flush(&t->tpm, &t->ak);
+	pc_tpm_close(&t->tpm);
+	free(t);
+}
+
+#else /* podcapd built without tpm2-tss */
+
+struct signer_tpm *
+signer_tpm_open(const struct pc_attestation *a, struct pc_error *err)
+{
+	(void)a;
+	pc_error_set(err,
+		     "appliance.attestation: podcapd was built without TPM support "
+		     "(tpm2-tss)");
+	return NULL;
+}
+
+int
+signer_tpm_quote(struct signer_tpm *t, const struct pc_verifier_key *vk,
+		 const uint8_t podmap_digest[32], uint64_t size, const uint8_t root[32],
+		 struct pc_record_attest *out, struct pc_error *err)
+{
+	(void)t, (void)vk, (void)podmap_digest, (void)size, (void)root, (void)out;
+	return pc_error_set(err, "no TPM");
+}
+
+void
+signer_tpm_close(struct signer_tpm *t)
+{
+	(void)t;
+}
+#endif
