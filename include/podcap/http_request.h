@@ -26,6 +26,7 @@ enum pc_http_route {
 	PC_ROUTE_CONSISTENCY,  /* /v1/proof/consistency?old=A&new=B */
 	PC_ROUTE_PUBKEY,       /* /v1/pubkey */
 	PC_ROUTE_METRICS,      /* /metrics */
+	PC_ROUTE_ATTEST,       /* /v1/attest: the newest ATTEST record (src/http/attest.c) */
 };
 
 #define PC_HTTP_REASON_LEN 160

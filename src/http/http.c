@@ -25,6 +25,7 @@
 #include "podcap/note.h"
 #include "podcap/record.h"
 
+#include "attest.h"
 #include "tiles.h"
 
 #define TEXT_TYPE "text/plain; charset=utf-8"
@@ -177,6 +178,30 @@ get_metrics(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_re
 	return send_response(c, MHD_HTTP_OK, METRICS_TYPE, r, 1);
 }
 
+/* The newest quote: its record index (8 bytes, big-endian), then the record. */
+static enum MHD_Result
+get_attest(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
+{
+	size_t cap = REC_BUF_START;
+	uint8_t *buf = malloc(cap);
+	uint64_t index;
+
+	(void)q;
+	if (buf == NULL)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
+	long n = pc_http_latest_attest(h->ledger, &buf, &cap, &index);
+	enum MHD_Result r;
+	if (n <= 0) {
+		r = n < 0 ? send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read the records")
+			  : send_text(c, MHD_HTTP_NOT_FOUND, "no attest record yet");
+	} else {
+		pc_store_be64(buf, index);
+		r = send_copy(c, MHD_HTTP_OK, BINARY_TYPE, buf, 8 + (size_t)n, 1);
+	}
+	free(buf);
+	return r;
+}
+
 /*
  * /v1/records streams one record at a time, so a response holds at most
  * one record in memory however many it carries.
@@ -319,12 +344,10 @@ get_consistency(struct pc_http *h, struct MHD_Connection *c, const struct pc_htt
 
 static enum MHD_Result (*const serve[])(struct pc_http *h, struct MHD_Connection *c,
 					const struct pc_http_request *q) = {
-	[PC_ROUTE_CHECKPOINT] = get_checkpoint,
-	[PC_ROUTE_RECORDS] = get_records,
-	[PC_ROUTE_INCLUSION] = get_inclusion,
-	[PC_ROUTE_CONSISTENCY] = get_consistency,
-	[PC_ROUTE_PUBKEY] = get_pubkey,
-	[PC_ROUTE_METRICS] = get_metrics,
+	[PC_ROUTE_CHECKPOINT] = get_checkpoint, [PC_ROUTE_RECORDS] = get_records,
+	[PC_ROUTE_INCLUSION] = get_inclusion,   [PC_ROUTE_CONSISTENCY] = get_consistency,
+	[PC_ROUTE_PUBKEY] = get_pubkey,         [PC_ROUTE_METRICS] = get_metrics,
+	[PC_ROUTE_ATTEST] = get_attest,
 };
 
 /*

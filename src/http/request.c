@@ -21,6 +21,7 @@ static const struct {
 	{ "/v1/proof/inclusion", PC_ROUTE_INCLUSION, { "index", "size" } },
 	{ "/v1/proof/consistency", PC_ROUTE_CONSISTENCY, { "old", "new" } },
 	{ "/v1/pubkey", PC_ROUTE_PUBKEY, { NULL, NULL } },
+	{ "/v1/attest", PC_ROUTE_ATTEST, { NULL, NULL } },
 	{ "/metrics", PC_ROUTE_METRICS, { NULL, NULL } },
 };
 

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 import yaml
 
@@ -105,9 +106,21 @@ def run_podcapd(d, tpm, ima, every=3, seconds=3.0):
                     + MAP.format(d=d, pid=os.getpid()))
     ok = pd.start()
     check(ok, "podcapd starts with appliance.attestation")
+    served = None
     if ok:
         time.sleep(seconds)
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{pd.port()}/v1/attest",
+                                        timeout=30) as resp:
+                served = resp.read()
+        except OSError as e:
+            check(False, f"GET /v1/attest: {e}")
     check(pd.stop() == 0, "and stops cleanly")
+    if served is not None:
+        (index,) = struct.unpack(">Q", served[:8])
+        recs = records(pd.ledger)
+        check(index < len(recs) and served[8:] == recs[index] and rtype(recs[index]) == ATTEST_T,
+              f"GET /v1/attest serves an ATTEST record of the ledger (record {index})")
     return pd
 
 
