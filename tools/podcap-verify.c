@@ -9,7 +9,7 @@
  *                 [--max-gap DURATION] [--max-checkpoint-age DURATION]
  *                 [--max-merged-windows N] [--build-id HEX]...
  *                 [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]
- *                 [--assignment DIR]
+ *                 [--assignment DIR] [--attest POLICY]
  *
  * --assignment DIR holds the auditor's draw (podcap-audit assign): pods.txt,
  * uplinks.txt, template.yaml, constraints.txt (optional) and the revealed
@@ -80,6 +80,7 @@
 
 #include "podcap-verify-audit.h"
 #include "podcap/verify_witness.h"
+#include "podcap/verify_attest.h"
 
 #include "verify_fleet.h"
 #ifdef PC_HAVE_LIBCRYPTO
@@ -111,6 +112,7 @@ struct opts {
 	uint64_t max_map_age_ns; /* PC_VERIFY_UNLIMITED unless --max-map-age */
 	const char *assignment;  /* --assignment DIR: the draw's inputs and revealed seeds */
 	struct pc_witness_policy witness; /* --witness, --witness-quorum, --max-witness-delay */
+	const char *attest; /* --attest: the attestation policy file */
 };
 
 static void
@@ -126,6 +128,7 @@ usage(FILE *f)
 		"           [--assignment DIR]\n",
 		"           [--witness VKEY|FILE]... [--witness-quorum K]\n",
 		"           [--max-witness-delay DURATION]\n",
+		"           [--attest POLICY]\n",
 		"       podcap-verify --fleet FILE [--jobs N] [--json] [--html FILE] [options]\n",
 		"       podcap-verify --version | --help\n",
 		"report options: [--html FILE] [--indicators] [--model-size SIZE]\n",
@@ -551,6 +554,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "witness", required_argument, NULL, 'w' },
 		{ "witness-quorum", required_argument, NULL, 'Q' },
 		{ "max-witness-delay", required_argument, NULL, 'D' },
+		{ "attest", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -598,6 +602,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'Z':
 			o->assignment = optarg;
+			break;
+		case 'T':
+			o->attest = optarg;
 			break;
 		case 'c':
 			o->checkpoint = optarg;
@@ -729,6 +736,34 @@ judge_witnesses(const struct pc_verify *v, const struct pc_witness_policy *p,
 	return pc_witness_judge(p, note, len, newest_end, r);
 }
 
+/* --attest POLICY: the quotes' checks (docs/attestation.md); a bad policy is exit 2. */
+static void
+set_attest(struct pc_verify *v, const char *path)
+{
+	static struct pc_attest_policy p;
+	struct pc_error err;
+
+	if (pc_attest_policy_load(path, &p, &err) != 0) {
+		fputs("podcap-verify: --attest: ", stderr);
+		pc_error_print(&err, stderr);
+		exit(2);
+	}
+	if (pc_verify_set_attest(v, &p, &err) != 0)
+		die_io("--attest %s: %s", path, err.msg);
+}
+
+static void
+print_attest(const struct pc_verify *v, const char *path)
+{
+	struct pc_verify_attest_summary s;
+
+	if (pc_verify_attest_summary(v, &s) != 0)
+		return;
+	printf("\nattestation (%s): %" PRIu64 " quotes verified, %" PRIu64 " refused; %" PRIu64
+	       " windows attested, %" PRIu64 " not\n",
+	       path, s.quotes_ok, s.quotes_refused, s.windows_attested, s.windows_unattested);
+}
+
 /* One appliance: the options on the command line, or those of a fleet's child. */
 static int
 verify_main(int argc, char **argv)
@@ -755,6 +790,8 @@ verify_main(int argc, char **argv)
 		pcv_load_auditing(v, o.decl_dir, o.auditor_keys, o.nauditor_keys, o.max_map_age_ns);
 	if (o.assignment != NULL)
 		pcv_load_assignment(v, o.assignment, &key);
+	if (o.attest != NULL)
+		set_attest(v, o.attest);
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);
@@ -787,6 +824,8 @@ verify_main(int argc, char **argv)
 		pc_verify_print_text(v, stdout);
 	if (o.witness.nkeys > 0)
 		pc_witness_report_print(&o.witness, &wr, o.json ? stderr : stdout);
+	if (o.attest != NULL && !o.json)
+		print_attest(v, o.attest);
 	if (fflush(stdout) != 0)
 		die_io("stdout: %s", strerror(errno));
 	if (o.html != NULL)

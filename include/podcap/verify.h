@@ -51,6 +51,7 @@ enum pc_verify_check {
 	PC_VC_BUILD,          /* a build id not the one in force, or not one the verifier pinned */
 	PC_VC_COUNTERS,       /* counters or link blocks no real port can produce */
 	PC_VC_WINDOW,         /* held to the window promise, over cap x window in one */
+	PC_VC_ATTEST,         /* --attest: a quote refused, or windows too far from a valid one */
 	PC_VC_COUNT,
 };
 

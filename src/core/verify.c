@@ -44,6 +44,7 @@ static const char *const check_names[PC_VC_COUNT] = {
 	[PC_VC_BUILD] = "build",
 	[PC_VC_COUNTERS] = "counters",
 	[PC_VC_WINDOW] = "window",
+	[PC_VC_ATTEST] = "attest",
 };
 
 const char *
@@ -240,6 +241,7 @@ pc_verify_free(struct pc_verify *v)
 	free(v->podmap_ix.slots);
 	free(v->linkmap_ix.slots);
 	pcv_audit_free(v);
+	pcv_attest_free(v);
 	free(v);
 }
 
@@ -416,6 +418,7 @@ pc_verify_finish(struct pc_verify *v)
 		counters_last(v);
 	pcv_env_finish(v);
 	pcv_audit_finish(v);
+	pcv_attest_finish(v);
 	if (v->cp_ok)
 		pcv_policy_finish(v);
 	return v->nfails > 0;

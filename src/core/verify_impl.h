@@ -225,6 +225,8 @@ struct pc_verify {
 	bool finished;
 
 	struct pcv_series *series; /* each pod's windows over time, when kept (verify_series.c) */
+	/* --attest (verify_attest.c): NULL when off */
+	struct pcv_attest *attest;
 };
 
 /* ---- findings (verify.c) ---- */
@@ -287,6 +289,17 @@ void pcv_audit_finish(struct pc_verify *v);
 bool pcv_audit_full(const struct pc_verify *v);
 void pcv_audit_free(struct pc_verify *v);
 void pcv_audit_print_text(const struct pc_verify *v, FILE *f);
+
+/*
+ * verify_attest.c, each a no-op without --attest: a run begins; a window;
+ * an ATTEST record; after each record (the tree before the next); the end.
+ */
+void pcv_attest_run(struct pc_verify *v);
+void pcv_attest_window(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+void pcv_attest_record(struct pc_verify *v, uint64_t index, const struct pc_record *r);
+void pcv_attest_after(struct pc_verify *v);
+void pcv_attest_finish(struct pc_verify *v);
+void pcv_attest_free(struct pc_verify *v);
 
 /* ---- pods and links (verify_totals.c) ---- */
 

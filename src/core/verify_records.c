@@ -308,6 +308,7 @@ static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_rec
 	[PC_REC_STOP] = on_stop,
 	[PC_REC_CLOCK] = on_clock,
 	[PC_REC_DECLARE] = pcv_audit_declare,
+	[PC_REC_ATTEST] = pcv_attest_record,
 };
 
 void
@@ -317,6 +318,12 @@ pcv_sequence(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		pcv_fail(v, PC_VC_SEQUENCE, 0, r, "record 0 is not a start record");
 	pcv_build_record(v, index, r);
 	pcv_audit_record(v, index, r);
+	/* --attest: a start begins another run of quotes and windows */
+	if (r->type == PC_REC_START)
+		pcv_attest_run(v);
 	if (r->type < sizeof(on_type) / sizeof(on_type[0]) && on_type[r->type] != NULL)
 		on_type[r->type](v, index, r);
+	if (r->type == PC_REC_WINDOW)
+		pcv_attest_window(v, index, r);
+	pcv_attest_after(v);
 }

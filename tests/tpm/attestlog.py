@@ -117,3 +117,28 @@ def ima_ng_line(file_sha256, path):
 def file_sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).digest()
+
+
+def write_ledger(path, origin, recs, secret_key_file):
+    """A ledger directory holding recs, with a checkpoint signed by the key:
+    what an operator holding the appliance's key could write (a forger)."""
+    import base64
+    import os
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    with open(secret_key_file) as f:
+        _, _, name, keyid, b64 = f.read().strip().split("+", 4)
+    sk = Ed25519PrivateKey.from_private_bytes(base64.b64decode(b64)[1:])
+    os.makedirs(path)
+    leaves = [_leaf(r) for r in recs]
+    with open(f"{path}/origin", "w") as f:
+        f.write(origin + "\n")
+    with open(f"{path}/records", "wb") as f:
+        for r, h in zip(recs, leaves):
+            f.write(struct.pack(">I", len(r)) + r + h)
+    with open(f"{path}/hashes", "wb") as f:
+        f.write(b"".join(leaves))
+    body = f"{origin}\n{len(recs)}\n{base64.b64encode(root(recs, len(recs))).decode()}\n"
+    sig = sk.sign(body.encode())
+    line = "\u2014 " + name + " " + base64.b64encode(bytes.fromhex(keyid) + sig).decode() + "\n"
+    with open(f"{path}/checkpoint", "w") as f:
+        f.write(body + "\n" + line)
