@@ -20,6 +20,7 @@
 #include "podcap/fileio.h"
 #include "podcap/hex.h"
 #include "enrol.h"
+#include "seal.h"
 #include "tpm.h"
 
 #define EXIT_USAGE 2
@@ -34,6 +35,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: podcap-attest enroll --out FILE [--tcti TCTI]\n"
 		"       podcap-attest activate --credential FILE --out FILE [--tcti TCTI]\n"
+		"       podcap-attest seal --key KEY --pcrs LIST --out FILE [--tcti TCTI]\n"
 		"\n"
 		"The appliance's side of TPM 2.0 attestation.\n"
 		"  enroll    creates the attestation key (AK) in the TPM and writes the\n"
@@ -43,11 +45,17 @@ usage(FILE *f)
 		"  activate  TPM2_ActivateCredential: recovers the secret an auditor wrapped\n"
 		"            to this TPM's EK for the AK's name (tpm2_makecredential's file)\n"
 		"            and writes it to --out (mode 0600), proving AK and EK share a TPM\n"
+		"  seal      seals the Ed25519 secret key of podcap-keygen's KEY to the current\n"
+		"            values of the SHA-256 PCRs in LIST (0,7,10): --out is the\n"
+		"            sealed-key file to name in appliance.signing_key; only this TPM,\n"
+		"            with those PCR values again, can unseal it\n"
 		"\n"
 		"  -t, --tcti TCTI        the TPM, as tpm2-tss names it (device:/dev/tpmrm0,\n"
 		"                         swtpm:host=127.0.0.1,port=2321; default: tpm2-tss's)\n"
 		"  -o, --out FILE         where to write\n"
 		"  -c, --credential FILE  the wrapped credential (activate)\n"
+		"  -k, --key FILE         the secret key to seal (seal)\n"
+		"  -p, --pcrs LIST        the PCRs to seal to, 0 to 23 (seal)\n"
 		"  --version              print the version and the build id (BLAKE2b-256 of\n"
 		"                         this executable)\n"
 		"  -h, --help             this text\n"
@@ -146,6 +154,40 @@ fail:
 	return EXIT_FAILURE;
 }
 
+/* "0,7,10" as a mask of PCRs 0..23; 0 when it is not one. */
+static uint32_t
+pcr_list(const char *s)
+{
+	uint32_t mask = 0;
+
+	while (*s != '\0') {
+		char *end;
+		unsigned long i = strtoul(s, &end, 10);
+		if (end == s || i > 23 || (mask & (1u << i)) || (*end != ',' && *end != '\0'))
+			return 0;
+		mask |= 1u << i;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return mask;
+}
+
+static int
+seal_key(struct pc_tpm *tpm, const char *key, uint32_t mask, const char *out)
+{
+	struct pc_error err;
+	struct pc_signer_key *k = pc_signer_key_load(key, &err);
+
+	if (k == NULL || pc_sealed_key_write(tpm, k, mask, out, &err) != 0) {
+		fprintf(stderr, "podcap-attest: %s\n", err.msg);
+		if (k != NULL)
+			pc_signer_key_free(k);
+		return EXIT_FAILURE;
+	}
+	printf("sealed %s (key id %08x)\n", k->name, k->id);
+	pc_signer_key_free(k);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -153,16 +195,18 @@ main(int argc, char **argv)
 		{ "tcti", required_argument, NULL, 't' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "credential", required_argument, NULL, 'c' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "pcrs", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *tcti = NULL, *out = NULL, *cred = NULL;
+	const char *tcti = NULL, *out = NULL, *cred = NULL, *key = NULL, *pcrs = NULL;
 	struct pc_error err;
 	struct pc_tpm tpm;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:o:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:o:c:k:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			tcti = optarg;
@@ -172,6 +216,12 @@ main(int argc, char **argv)
 			break;
 		case 'c':
 			cred = optarg;
+			break;
+		case 'k':
+			key = optarg;
+			break;
+		case 'p':
+			pcrs = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -189,10 +239,11 @@ main(int argc, char **argv)
 	if (optind + 1 != argc || out == NULL || out[0] == '\0')
 		goto bad;
 	const char *cmd = argv[optind];
-	int is_enroll = strcmp(cmd, "enroll") == 0;
-	if (!is_enroll && (strcmp(cmd, "activate") != 0 || cred == NULL))
-		goto bad;
-	if (is_enroll && cred != NULL)
+	int is_enroll = strcmp(cmd, "enroll") == 0, is_seal = strcmp(cmd, "seal") == 0;
+	int is_activate = strcmp(cmd, "activate") == 0;
+	uint32_t mask = pcrs != NULL ? pcr_list(pcrs) : 0;
+	if ((is_enroll && (cred || key || pcrs)) || (is_activate && (!cred || key || pcrs)) ||
+	    (is_seal && (cred || !key || mask == 0)) || !(is_enroll || is_seal || is_activate))
 		goto bad;
 	if (sodium_init() < 0) {
 		fprintf(stderr, "podcap-attest: libsodium failed to initialise\n");
@@ -202,7 +253,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "podcap-attest: %s\n", err.msg);
 		return EXIT_FAILURE;
 	}
-	int r = is_enroll ? enroll(&tpm, out) : activate(&tpm, cred, out);
+	int r = is_enroll ? enroll(&tpm, out)
+	    : is_seal     ? seal_key(&tpm, key, mask, out)
+			  : activate(&tpm, cred, out);
 	pc_tpm_close(&tpm);
 	return r;
 bad:

@@ -762,6 +762,12 @@ print_attest(const struct pc_verify *v, const char *path)
 	printf("\nattestation (%s): %" PRIu64 " quotes verified, %" PRIu64 " refused; %" PRIu64
 	       " windows attested, %" PRIu64 " not\n",
 	       path, s.quotes_ok, s.quotes_refused, s.windows_attested, s.windows_unattested);
+	if (s.last_quote >= 0)
+		printf("signing key: %s (record %" PRId64 ", the newest valid quote)\n",
+		       s.key_kind == PC_KEY_SEALED
+			   ? "sealed to the TPM's PCRs, unsealed by the signer"
+			   : "a key file",
+		       s.last_quote);
 }
 
 /* One appliance: the options on the command line, or those of a fleet's child. */

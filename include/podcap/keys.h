@@ -55,6 +55,8 @@ int pc_verifier_key_load(const char *path, struct pc_verifier_key *vk, struct pc
  * does not parse, with a message in err. Returns a sodium_malloc'd key or NULL.
  */
 struct pc_signer_key *pc_signer_key_load(const char *path, struct pc_error *err);
+/* The key of a 32-byte Ed25519 seed (a sealed key's, src/tpm/seal.c), in sodium_malloc memory. */
+struct pc_signer_key *pc_signer_key_from_seed(const char *name, const uint8_t seed[32]);
 /* New random key named `name`. */
 struct pc_signer_key *pc_signer_key_generate(const char *name);
 /* Writes FILE (0600, O_EXCL: never overwrites) and FILE.pub. 0 or -1 with err. */

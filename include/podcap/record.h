@@ -36,10 +36,13 @@ enum pc_record_type {
 #define PC_ATTEST_PCRS      24         /* PCRs 0..23 of one bank */
 #define PC_ATTEST_IMA_MAX   (4u << 20) /* IMA list bytes */
 #define PC_TPM_ALG_SHA256   0x000b
+#define PC_KEY_FILE         0 /* the log's key came from a key file */
+#define PC_KEY_SEALED       1 /* ... from a key sealed to the TPM's PCRs (src/tpm/seal.c) */
 
 struct pc_record_attest {
 	uint64_t ckpt_size; /* the checkpoint the quote commits to */
 	uint8_t ckpt_root[32];
+	uint8_t key_kind; /* PC_KEY_FILE or PC_KEY_SEALED: what signs the log */
 	uint16_t quote_len;
 	uint8_t quote[PC_ATTEST_QUOTE_MAX]; /* TPMS_ATTEST, as the TPM signed it */
 	uint16_t sig_len;

@@ -26,6 +26,7 @@ struct pc_verify_attest_summary {
 	uint64_t quotes_ok, quotes_refused;
 	uint64_t windows_attested, windows_unattested;
 	int64_t last_quote; /* the newest valid quote's record, -1 if none */
+	uint8_t key_kind;   /* what it says signs the log: PC_KEY_FILE or PC_KEY_SEALED */
 };
 /* 0 and the counts, or -1 when the checks are off. */
 int pc_verify_attest_summary(const struct pc_verify *v, struct pc_verify_attest_summary *s);

@@ -11,7 +11,7 @@ static const char domain[] = "podcap-attest-v1\n";
 void
 pc_attest_qualifying(const struct pc_verifier_key *vk, const uint8_t podmap_digest[32],
 		     const uint8_t build_id[32], uint64_t ckpt_size, const uint8_t ckpt_root[32],
-		     uint8_t out[PC_ATTEST_QUAL_LEN])
+		     uint8_t key_kind, uint8_t out[PC_ATTEST_QUAL_LEN])
 {
 	crypto_generichash_state h;
 	uint8_t be[8];
@@ -28,5 +28,6 @@ pc_attest_qualifying(const struct pc_verifier_key *vk, const uint8_t podmap_dige
 	pc_store_be64(be, ckpt_size);
 	crypto_generichash_update(&h, be, 8);
 	crypto_generichash_update(&h, ckpt_root, 32);
+	crypto_generichash_update(&h, &key_kind, 1);
 	crypto_generichash_final(&h, out, PC_ATTEST_QUAL_LEN);
 }

@@ -371,6 +371,24 @@ pc_signer_key_generate(const char *name)
 	return k;
 }
 
+struct pc_signer_key *
+pc_signer_key_from_seed(const char *name, const uint8_t seed[32])
+{
+	struct pc_signer_key *k;
+
+	if (sodium_init() < 0 || !key_name_valid(name, strlen(name)))
+		return NULL;
+	k = sodium_malloc(sizeof(*k));
+	if (k == NULL)
+		return NULL;
+	memset(k, 0, sizeof(*k));
+	strcpy(k->name, name);
+	crypto_sign_seed_keypair(k->pk, k->sk, seed);
+	k->id = pc_key_id(k->name, k->pk);
+	sodium_mprotect_readonly(k);
+	return k;
+}
+
 void
 pc_signer_key_public(const struct pc_signer_key *k, struct pc_verifier_key *vk)
 {

@@ -22,6 +22,9 @@ pc_record_attest_npcrs(uint32_t mask)
 int
 pc_record_attest_check(const struct pc_record_attest *a, struct pc_error *err)
 {
+	if (a->key_kind > PC_KEY_SEALED)
+		return pc_error_set(
+		    err, "attest key kind %u is neither a key file nor a sealed key", a->key_kind);
 	if (a->quote_len == 0 || a->quote_len > PC_ATTEST_QUOTE_MAX)
 		return pc_error_set(err, "attest quote of %u bytes (1 to %u)", a->quote_len,
 				    PC_ATTEST_QUOTE_MAX);
@@ -43,7 +46,7 @@ pc_record_attest_check(const struct pc_record_attest *a, struct pc_error *err)
 size_t
 pc_record_attest_size(const struct pc_record_attest *a)
 {
-	return 8 + 32 + 2 + a->quote_len + 2 + a->sig_len + 2 + 4 +
+	return 8 + 32 + 1 + 2 + a->quote_len + 2 + a->sig_len + 2 + 4 +
 	    PCR_LEN * pc_record_attest_npcrs(a->pcr_mask) + 4 + a->ima_len;
 }
 
@@ -54,7 +57,8 @@ pc_record_attest_put(const struct pc_record_attest *a, uint8_t *out)
 
 	pc_store_be64(p, a->ckpt_size);
 	memcpy(p + 8, a->ckpt_root, 32);
-	p += 40;
+	p[40] = a->key_kind;
+	p += 41;
 	pc_store_be16(p, a->quote_len);
 	memcpy(p + 2, a->quote, a->quote_len);
 	p += 2 + a->quote_len;
@@ -93,11 +97,12 @@ decode(const uint8_t *buf, size_t len, struct pc_record_attest *a, const char **
 	size_t off = 0, n;
 
 	*why = "record is truncated";
-	if (len < 40)
+	if (len < 41)
 		return 0;
 	a->ckpt_size = pc_load_be64(buf);
 	memcpy(a->ckpt_root, buf + 8, 32);
-	off = 40;
+	a->key_kind = buf[40];
+	off = 41;
 	*why = "attest quote is empty, too long or truncated";
 	if ((n = get_sized(buf, len, off, PC_ATTEST_QUOTE_MAX, &a->quote_len, a->quote)) == 0)
 		return 0;

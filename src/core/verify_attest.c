@@ -408,7 +408,7 @@ check_commitment(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 		return -1;
 	}
 	pc_attest_qualifying(&v->key, r->podmap_digest, r->build_id, q->ckpt_size, q->ckpt_root,
-			     qual);
+			     q->key_kind, qual);
 	if (t->extraData.size != sizeof(qual) ||
 	    sodium_memcmp(t->extraData.buffer, qual, 32) != 0) {
 		snprintf(why, WHY_LEN,
@@ -486,6 +486,7 @@ pcv_attest_record(struct pc_verify *v, uint64_t index, const struct pc_record *r
 	}
 	a->sum.quotes_ok++;
 	a->sum.last_quote = (int64_t)index;
+	a->sum.key_kind = r->attest->key_kind;
 	decide(v, true, index);
 	a->have_quote = true;
 	a->quote_record = index;

@@ -236,20 +236,24 @@ signer_main(int fd, int probe_fd, const char *key_path, const struct pc_attestat
 		send(fd, &hello, sizeof(hello), 0);
 		_exit(1);
 	}
+	/* the TPM first: a sealed key is unsealed by it (docs/attestation.md) */
 	struct pc_error kerr;
-	k = pc_signer_key_load(key_path, &kerr);
+	bool want_tpm = att != NULL && att->enabled;
+	k = NULL;
+	if (want_tpm && (tpm = signer_tpm_open(att, &kerr)) == NULL)
+		pc_error_prefix(&kerr, "TPM %.100s", att->tpm);
+	else if (!signer_key_is_sealed(key_path))
+		k = pc_signer_key_load(key_path, &kerr);
+	else if (tpm == NULL)
+		pc_error_set(&kerr, "%.200s is a sealed key: it needs appliance.attestation.tpm",
+			     key_path);
+	else
+		k = signer_tpm_unseal(tpm, key_path, &kerr);
 	if (k == NULL) {
 		hello.status = -1;
 		snprintf(hello.err, sizeof(hello.err), "%.*s", (int)sizeof(hello.err) - 1, kerr.msg);
 		send(fd, &hello, sizeof(hello), 0);
-		_exit(1);
-	}
-	if (att != NULL && att->enabled && (tpm = signer_tpm_open(att, &kerr)) == NULL) {
-		hello.status = -1;
-		snprintf(hello.err, sizeof(hello.err), "TPM %.100s: %.*s", att->tpm,
-			 (int)sizeof(hello.err) - 110, kerr.msg);
-		send(fd, &hello, sizeof(hello), 0);
-		pc_signer_key_free(k);
+		signer_tpm_close(tpm);
 		_exit(1);
 	}
 	snprintf(hello.name, sizeof(hello.name), "%s", k->name);

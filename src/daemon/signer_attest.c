@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,8 +8,23 @@
 
 #include "signer_attest.h"
 
+bool
+signer_key_is_sealed(const char *path)
+{
+	static const char magic[] = "podcap-sealed-key: 1\n";
+	char head[sizeof(magic)] = { 0 };
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return false;
+	size_t n = fread(head, 1, sizeof(magic) - 1, f);
+	fclose(f);
+	return n == sizeof(magic) - 1 && memcmp(head, magic, n) == 0;
+}
+
 #if PODCAP_HAVE_TPM
 #include "quote.h"
+#include "seal.h"
 #include "tpm.h"
 
 struct signer_tpm {
@@ -16,6 +32,7 @@ struct signer_tpm {
 	ESYS_TR ak;
 	uint32_t pcrs;
 	uint8_t build_id[PC_BUILD_ID_LEN];
+	uint8_t key_kind; /* PC_KEY_SEALED once signer_tpm_unseal gave the key */
 };
 
 struct signer_tpm *
@@ -53,10 +70,22 @@ signer_tpm_quote(struct signer_tpm *t, const struct pc_verifier_key *vk,
 {
 	uint8_t qual[PC_ATTEST_QUAL_LEN];
 
-	pc_attest_qualifying(vk, podmap_digest, t->build_id, size, root, qual);
+	pc_attest_qualifying(vk, podmap_digest, t->build_id, size, root, t->key_kind, qual);
 	out->ckpt_size = size;
+	out->key_kind = t->key_kind;
 	memcpy(out->ckpt_root, root, 32);
 	return pc_tpm_quote(&t->tpm, t->ak, t->pcrs, qual, out, err);
+}
+
+struct pc_signer_key *
+signer_tpm_unseal(struct signer_tpm *t, const char *path, struct pc_error *err)
+{
+	uint32_t mask;
+	struct pc_signer_key *k = pc_sealed_key_unseal(&t->tpm, path, &mask, err);
+
+	if (k != NULL)
+		t->key_kind = PC_KEY_SEALED;
+	return k;
 }
 
 void
@@ -88,6 +117,14 @@ signer_tpm_quote(struct signer_tpm *t, const struct pc_verifier_key *vk,
 {
 	(void)t, (void)vk, (void)podmap_digest, (void)size, (void)root, (void)out;
 	return pc_error_set(err, "no TPM");
+}
+
+struct pc_signer_key *
+signer_tpm_unseal(struct signer_tpm *t, const char *path, struct pc_error *err)
+{
+	(void)t, (void)path;
+	pc_error_set(err, "no TPM");
+	return NULL;
 }
 
 void

@@ -28,6 +28,15 @@ struct signer_tpm *signer_tpm_open(const struct pc_attestation *a, struct pc_err
 int signer_tpm_quote(struct signer_tpm *t, const struct pc_verifier_key *vk,
 		     const uint8_t podmap_digest[32], uint64_t size, const uint8_t root[32],
 		     struct pc_record_attest *out, struct pc_error *err);
+/*
+ * The log's key from a sealed-key file (src/tpm/seal.h), into sodium_malloc
+ * memory; from then on quotes say the key is sealed. NULL with err when the
+ * TPM refuses (the PCRs differ) or the file is not one.
+ */
+struct pc_signer_key *signer_tpm_unseal(struct signer_tpm *t, const char *path,
+					struct pc_error *err);
+/* Whether path is a sealed-key file rather than a key file. */
+bool signer_key_is_sealed(const char *path);
 void signer_tpm_close(struct signer_tpm *t);
 
 #endif /* PODCAPD_SIGNER_ATTEST_H */

@@ -45,7 +45,8 @@ def attest(rec):
     off += 8
     size, = struct.unpack(">Q", rec[off:off + 8])
     root = rec[off + 8:off + 40]
-    off += 40
+    key_kind = rec[off + 40]
+    off += 41
     qlen, = struct.unpack(">H", rec[off:off + 2])
     quote = rec[off + 2:off + 2 + qlen]
     off += 2 + qlen
@@ -62,7 +63,7 @@ def attest(rec):
     ilen, = struct.unpack(">I", rec[off:off + 4])
     ima = rec[off + 4:off + 4 + ilen]
     assert off + 4 + ilen == len(rec)
-    return dict(h, size=size, root=root, quote=quote, sig=sig, alg=alg, mask=mask, pcrs=pcrs,
+    return dict(h, size=size, root=root, key_kind=key_kind, quote=quote, sig=sig, alg=alg, mask=mask, pcrs=pcrs,
                 ima=ima, tail=h["end"] + 8)
 
 
@@ -89,7 +90,7 @@ def root(recs, n):
     return _mth([_leaf(r) for r in recs[:n]])
 
 
-def qualifying(vk_line, digest, build, size, root_):
+def qualifying(vk_line, digest, build, size, root_, key_kind=0):
     """include/podcap/attest.h, from the verifier key line NAME+ID+BASE64."""
     import base64
     name, keyid, b64 = vk_line.strip().split("+", 2)  # no "+" in a name; base64 may have one
@@ -97,7 +98,7 @@ def qualifying(vk_line, digest, build, size, root_):
     pk = raw[1:]  # the signed-note key: an algorithm byte, then the Ed25519 key
     h = hashlib.blake2b(digest_size=32)
     h.update(b"podcap-attest-v1\n" + name.encode() + b"\n" + bytes.fromhex(keyid) + pk +
-             digest + build + struct.pack(">Q", size) + root_)
+             digest + build + struct.pack(">Q", size) + root_ + bytes([key_kind]))
     return h.digest()
 
 

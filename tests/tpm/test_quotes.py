@@ -147,7 +147,8 @@ def check_quotes(d, pd, tpm, ak_pem, ima):
               f"record {i}: the quote commits to the checkpoint of size {i}, the log before it")
         check(a["build"] == build and a["count"] == 0, f"record {i}: podcapd's build id")
         magic, typ, signer, extra = tpms_attest(a["quote"])
-        want = qualifying(vk, a["digest"], a["build"], a["size"], a["root"])
+        want = qualifying(vk, a["digest"], a["build"], a["size"], a["root"], a["key_kind"])
+        check(a["key_kind"] == 0, f"record {i}: signed with a key file")
         check(magic == 0xff544347 and typ == 0x8018 and extra == want,
               f"record {i}: a TPM-generated quote whose qualifying data commits to the log")
         r = checkquote(d, ak_pem, a, want)

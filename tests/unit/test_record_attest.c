@@ -25,6 +25,7 @@ attest_record(void)
 	memset(&att, 0, sizeof(att));
 	att.ckpt_size = 12;
 	memset(att.ckpt_root, 0xab, 32);
+	att.key_kind = PC_KEY_SEALED;
 	att.quote_len = 3;
 	memcpy(att.quote, "\xff\x54\x43", 3);
 	att.sig_len = 2;
@@ -48,13 +49,15 @@ test_layout(void **state)
 
 	(void)state;
 	size_t n = pc_record_encode(&r, out, sizeof(out));
-	/* the common 107 bytes + id, then 8 + 32 + 2+3 + 2+2 + 2+4 + 2x32 + 4 + ima */
-	size_t tail = 8 + 32 + 2 + 3 + 2 + 2 + 2 + 4 + 64 + 4 + (sizeof(ima) - 1);
+	/* the common 107 bytes + id, then 8 + 32 + 1 + 2+3 + 2+2 + 2+4 + 2x32 + 4 + ima */
+	size_t tail = 8 + 32 + 1 + 2 + 3 + 2 + 2 + 2 + 4 + 64 + 4 + (sizeof(ima) - 1);
 	assert_int_equal(n, 107 + 4 + tail);
 	assert_int_equal(out[1], 7);
 	const uint8_t *t = out + 107 + 4;
 	assert_true(pc_load_be64(t) == 12);
 	assert_int_equal(t[8], 0xab);
+	assert_int_equal(t[40], PC_KEY_SEALED);
+	t++;
 	assert_int_equal(pc_load_be16(t + 40), 3);
 	assert_memory_equal(t + 42, "\xff\x54\x43", 3);
 	assert_int_equal(pc_load_be16(t + 45), 2);
@@ -102,12 +105,13 @@ test_bad_fields(void **state)
 	uint8_t out[1024];
 
 	(void)state;
-	expect_field_refused(40, 0x10, "attest quote is empty, too long or truncated");
-	expect_field_refused(41, 0, "attest quote is empty, too long or truncated");
-	expect_field_refused(46, 0, "attest signature is empty, too long or truncated");
-	expect_field_refused(49, 0x01, "attest PCR bank 0x010b is not SHA-256");
-	expect_field_refused(51, 0x01, "attest PCR selection past PCR 23");
-	expect_field_refused(55 + 64 + 4, 0, "attest IMA list holds a NUL byte");
+	expect_field_refused(40, 2, "attest key kind 2 is neither a key file nor a sealed key");
+	expect_field_refused(41, 0x10, "attest quote is empty, too long or truncated");
+	expect_field_refused(42, 0, "attest quote is empty, too long or truncated");
+	expect_field_refused(47, 0, "attest signature is empty, too long or truncated");
+	expect_field_refused(50, 0x01, "attest PCR bank 0x010b is not SHA-256");
+	expect_field_refused(52, 0x01, "attest PCR selection past PCR 23");
+	expect_field_refused(56 + 64 + 4, 0, "attest IMA list holds a NUL byte");
 
 	/* what the decoder refuses is never encoded */
 	r = attest_record();
