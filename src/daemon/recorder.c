@@ -33,7 +33,8 @@ struct item {
 	size_t len;
 	uint64_t close_ns;    /* WINDOW: CLOCK_MONOTONIC when its close began, else 0 */
 	uint64_t queued_ns;
-	bool attest; /* a TPM quote is due once this record is in a checkpoint */
+	bool attest;       /* a TPM quote is due once this record is in a checkpoint */
+	bool quote_before; /* STOP: a last quote before it, of everything the run logged */
 	struct pc_attest_due due;
 };
 
@@ -49,6 +50,11 @@ static struct {
 	 * (control thread) */
 	struct pc_attestation att;
 	uint64_t windows_unquoted;
+	/* what the next record pushed carries for the ledger thread (control thread) */
+	struct {
+		bool attest, quote_before;
+		struct pc_attest_due due;
+	} mark;
 
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -191,6 +197,13 @@ ledger_thread(void *arg)
 
 		if (it.queued_ns != 0 && errors == 0)
 			pc_stage_add(PC_STAGE_QUEUE, pc_mono_ns() - it.queued_ns);
+		/* no quote may follow the STOP: the run's last one comes just before it */
+		if (it.quote_before && errors == 0 && rec.att.enabled) {
+			if (publish_checkpoint(covered_close))
+				append_attest(&it.due);
+			covered_close = 0;
+			attest = false;
+		}
 		if (pc_ledger_append(rec.ledger, it.buf, it.len) != 0) {
 			/* keep the record and retry: nothing durable is lost, the cap goes on */
 			if (errors++ % 60 == 0)
@@ -281,21 +294,22 @@ pc_recorder_attestation(const struct pc_attestation *a)
 	rec.att = *a;
 }
 
-/* Marks the record just queued: a quote once it is in a checkpoint. Control thread. */
+/*
+ * Marks the next record pushed: a quote once it is in a checkpoint, or
+ * (before) a last quote just before it is appended. push_item applies the
+ * mark under the queue's lock, so the ledger thread never sees the record
+ * without it. Control thread.
+ */
 static void
-quote_after(bool queued, const uint8_t digest[PC_DIGEST_LEN], uint64_t cursor_ns,
-	    uint64_t window_ns)
+mark_next(bool before, const uint8_t digest[PC_DIGEST_LEN], uint64_t cursor_ns, uint64_t window_ns)
 {
-	if (!rec.att.enabled || !queued)
+	if (!rec.att.enabled)
 		return;
-	pthread_mutex_lock(&rec.lock);
-	struct item *it = &rec.q[(rec.head + rec.n - 1) % (QUEUE_MAX + QUEUE_SLACK)];
-	it->attest = true;
-	memcpy(it->due.digest, digest, PC_DIGEST_LEN);
-	it->due.cursor_ns = cursor_ns;
-	it->due.window_ns = window_ns;
-	pthread_mutex_unlock(&rec.lock);
-	rec.windows_unquoted = 0;
+	rec.mark.attest = !before;
+	rec.mark.quote_before = before;
+	memcpy(rec.mark.due.digest, digest, PC_DIGEST_LEN);
+	rec.mark.due.cursor_ns = cursor_ns;
+	rec.mark.due.window_ns = window_ns;
 }
 
 struct pc_ledger *
@@ -313,15 +327,24 @@ push_item(uint8_t *buf, size_t len, bool lifecycle, uint64_t close_ns)
 
 	pthread_mutex_lock(&rec.lock);
 	if (rec.n < cap && (lifecycle || rec.bytes + len <= QUEUE_BYTES_MAX)) {
-		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] = (struct item){
-			buf, len, close_ns, close_ns != 0 ? pc_mono_ns() : 0, false, { { 0 }, 0, 0 }
-		};
+		rec.q[(rec.head + rec.n) % (QUEUE_MAX + QUEUE_SLACK)] =
+		    (struct item){ buf,
+				   len,
+				   close_ns,
+				   close_ns != 0 ? pc_mono_ns() : 0,
+				   rec.mark.attest,
+				   rec.mark.quote_before,
+				   rec.mark.due };
+		/* a quote is due once: the next window's count starts again */
+		if (rec.mark.attest)
+			rec.windows_unquoted = 0;
 		rec.n++;
 		rec.bytes += len;
 		ok = true;
 		pthread_cond_signal(&rec.cond);
 	}
 	rec.st.queued = rec.n;
+	rec.mark.attest = rec.mark.quote_before = false;
 	pthread_mutex_unlock(&rec.lock);
 	if (!ok)
 		free(buf);
@@ -411,13 +434,19 @@ push_pair(uint8_t *a, size_t alen, uint8_t *b, size_t blen)
 	pthread_mutex_lock(&rec.lock);
 	if (rec.n + 2 <= cap) {
 		rec.q[(rec.head + rec.n) % cap] = (struct item){ a, alen, 0, 0 };
-		rec.q[(rec.head + rec.n + 1) % cap] = (struct item){ b, blen, 0, 0 };
+		/* a quote, when one is due, once the DECLARE too is in a checkpoint */
+		rec.q[(rec.head + rec.n + 1) % cap] =
+		    (struct item){ b,           blen, 0, 0, rec.mark.attest, rec.mark.quote_before,
+				   rec.mark.due };
+		if (rec.mark.attest)
+			rec.windows_unquoted = 0;
 		rec.n += 2;
 		rec.bytes += alen + blen;
 		a = b = NULL;
 		pthread_cond_signal(&rec.cond);
 	}
 	rec.st.queued = rec.n;
+	rec.mark.attest = rec.mark.quote_before = false;
 	pthread_mutex_unlock(&rec.lock);
 	free(a);
 	free(b);
@@ -488,8 +517,8 @@ pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t wind
 	}
 	base_record(&r, PC_REC_START, start, window_ns, 0, t->digest);
 	fill_pods(&r, t, NULL);
+	mark_next(false, t->digest, start, window_ns);
 	submit_declared(&r, t);
-	quote_after(true, t->digest, start, window_ns);
 }
 
 void
@@ -504,11 +533,10 @@ pc_recorder_window(const struct pc_window *w)
 	size_t len;
 	uint8_t *buf = encode(&r, &len);
 	pc_stage_since(PC_STAGE_ENCODE, t0);
-	bool queued = buf != NULL && push_item(buf, len, false, w->close_mono_ns);
 	rec.windows_unquoted += w->count;
 	if (rec.windows_unquoted >= rec.att.every)
-		quote_after(queued, w->table->digest, w->start_ns + w->count * w->len_ns,
-			    w->len_ns);
+		mark_next(false, w->table->digest, w->start_ns + w->count * w->len_ns, w->len_ns);
+	bool queued = buf != NULL && push_item(buf, len, false, w->close_mono_ns);
 	if (!queued) {
 		if (rec.lost_count == 0)
 			rec.lost_first = w->start_ns / w->len_ns;
@@ -528,8 +556,8 @@ pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
 	memcpy(rec.digest, t->digest, PC_DIGEST_LEN);
 	base_record(&r, PC_REC_RELOAD, epoch * window_ns, window_ns, 0, t->digest);
 	fill_pods(&r, t, NULL);
+	mark_next(false, t->digest, epoch * window_ns, window_ns);
 	submit_declared(&r, t);
-	quote_after(true, t->digest, epoch * window_ns, window_ns);
 }
 
 void
@@ -553,6 +581,7 @@ pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t windo
 
 	flush_lost(true);
 	base_record(&r, PC_REC_STOP, epoch * window_ns, window_ns, 0, t->digest);
+	mark_next(true, t->digest, epoch * window_ns, window_ns);
 	submit(&r, true);
 }
 

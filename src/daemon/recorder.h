@@ -42,8 +42,9 @@ struct pc_ledger *pc_recorder_ledger(void);
 void pc_recorder_on_publish(void (*fn)(const char *note, size_t len));
 /*
  * Quotes in the log (appliance.attestation): after the START, every RELOAD
- * and every a->every windows, once the records are in a checkpoint, an
- * ATTEST record with the signer's TPM quote of that checkpoint. Call before
+ * and every a->every windows, once the records are in a checkpoint, and
+ * just before the STOP, an ATTEST record with the signer's TPM quote of
+ * that checkpoint. Call before
  * the first record; without it (or with a->enabled false) there are none.
  */
 void pc_recorder_attestation(const struct pc_attestation *a);

@@ -131,8 +131,10 @@ def check_quotes(d, pd, tpm, ak_pem, ima):
     windows = types.count(WINDOW_T)
     check(len(att) >= 2 and windows >= 6,
           f"ATTEST records in the ledger: {len(att)} among {windows} windows ({types})")
-    check(len(att) <= 1 + windows // 3,
-          "no more quotes than one at START and one per 3 windows")
+    check(len(att) <= 2 + windows // 3,
+          "no more quotes than one at START, one per 3 windows and one before the STOP")
+    check(types[-1] == 5 and types[-2] == ATTEST_T,
+          "the last quote comes just before the STOP, none after it")
     check(att and types[0] == 1 and types[1:att[0]].count(1) == 0,
           "the first quote is of the run the START began")
     with open(pd.key + ".pub") as f:
