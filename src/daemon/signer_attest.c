@@ -1,25 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "podcap/attest.h"
 #include "podcap/buildid.h"
+#include "podcap/fileio.h"
 
 #include "signer_attest.h"
 
+/*
+ * Only a regular file is looked into (a FIFO would block the read): the key
+ * loader refuses everything else with its own message.
+ */
 bool
 signer_key_is_sealed(const char *path)
 {
 	static const char magic[] = "podcap-sealed-key: 1\n";
 	char head[sizeof(magic)] = { 0 };
-	FILE *f = fopen(path, "r");
+	struct stat st;
 
-	if (f == NULL)
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return false;
-	size_t n = fread(head, 1, sizeof(magic) - 1, f);
-	fclose(f);
-	return n == sizeof(magic) - 1 && memcmp(head, magic, n) == 0;
+	bool sealed = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    pc_pread_all(fd, head, sizeof(magic) - 1, 0) == 0 &&
+	    memcmp(head, magic, sizeof(magic) - 1) == 0;
+	close(fd);
+	return sealed;
 }
 
 #if PODCAP_HAVE_TPM

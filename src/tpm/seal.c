@@ -170,19 +170,6 @@ pc_sealed_key_write(struct pc_tpm *tpm, const struct pc_signer_key *k, uint32_t 
 	return 0;
 }
 
-bool
-pc_sealed_key_is(const char *path)
-{
-	char head[sizeof(PC_SEALED_MAGIC)] = { 0 };
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return false;
-	size_t n = fread(head, 1, sizeof(head) - 1, f);
-	fclose(f);
-	return n == sizeof(head) - 1 && memcmp(head, PC_SEALED_MAGIC, n) == 0;
-}
-
 struct sealed_file {
 	char name[PC_KEY_NAME_LEN];
 	unsigned id, mask;

@@ -19,8 +19,6 @@
 
 #define PC_SEALED_MAGIC "podcap-sealed-key: 1\n"
 
-/* Whether the file at path starts as a sealed-key file does (0 if it cannot be read). */
-bool pc_sealed_key_is(const char *path);
 /*
  * Seals k's seed to the current values of the SHA-256 PCRs in mask and
  * writes the sealed-key file (never overwriting, mode 0600). 0 or -1.
