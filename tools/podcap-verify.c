@@ -112,7 +112,7 @@ struct opts {
 	uint64_t max_map_age_ns; /* PC_VERIFY_UNLIMITED unless --max-map-age */
 	const char *assignment;  /* --assignment DIR: the draw's inputs and revealed seeds */
 	struct pc_witness_policy witness; /* --witness, --witness-quorum, --max-witness-delay */
-	const char *attest; /* --attest: the attestation policy file */
+	const char *attest;               /* --attest: the attestation policy file */
 };
 
 static void
