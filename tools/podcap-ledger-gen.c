@@ -38,6 +38,7 @@
 #include <sodium.h>
 
 #include "podcap/config.h"
+#include "podcap/origin.h"
 #include "podcap/keys.h"
 #include "podcap/ledger.h"
 #include "podcap/note.h"
@@ -443,7 +444,7 @@ main(int argc, char **argv)
 	}
 	if (load_map(reload_path ? reload_path : map_path, &cfg2) < 0)
 		goto out_cfg;
-	snprintf(g.origin, sizeof(g.origin), "podcap/%s", cfg.appliance_id);
+	pc_config_origin(&cfg, g.origin, sizeof(g.origin));
 	g.key = k;
 	if (strcmp(g.origin, k->name) != 0) {
 		fprintf(stderr, "podcap-ledger-gen: the key is named '%s', the log is '%s'\n",

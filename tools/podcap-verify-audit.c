@@ -21,6 +21,7 @@
 #include "podcap/assign.h"
 #include "podcap/config.h"
 #include "podcap/declaration.h"
+#include "podcap/origin.h"
 #include "podcap/fileio.h"
 #include "podcap/hex.h"
 #include "podcap/note.h"
@@ -144,8 +145,11 @@ pcv_load_assignment(struct pc_verify *v, const char *dir, const struct pc_verifi
 	char *pt = input(dir, "pods.txt", false), *ut = input(dir, "uplinks.txt", false),
 	     *ct = input(dir, "constraints.txt", true), *tmpl = input(dir, "template.yaml", false);
 
-	/* the appliance is the log's: podcap/<appliance id> */
-	d.app = strncmp(key->name, "podcap/", 7) == 0 ? key->name + 7 : key->name;
+	/* the appliance is the log's: the last element of its origin */
+	static char app[PC_ID_LEN];
+	if (pc_origin_parse(key->name, app, &err) < 0)
+		fail("%s: %s", dir, err.msg);
+	d.app = app;
 	d.tmpl = tmpl;
 	parse_inputs(&d, pt, ut, ct);
 	int n = scandir(dir, &names, seed_entry, alphasort);

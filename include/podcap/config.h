@@ -114,6 +114,7 @@ struct pc_attestation {
 struct pc_config {
 	char path[PC_PATH_LEN];        /* the file it was loaded from */
 	char appliance_id[PC_ID_LEN];
+	char origin[128];              /* appliance.origin (origin.h); "" for podcap/<id> */
 	char signing_key[PC_PATH_LEN]; /* "" when absent */
 	char ledger[PC_PATH_LEN];      /* "" when absent */
 	char listen[128];              /* default "127.0.0.1:9180" */

@@ -173,6 +173,9 @@ emit_canonical(struct sink *s, const struct pc_config *cfg)
 
 	emit(s, "%s\n", CANONICAL_VERSION);
 	emit(s, "appliance %s\n", cfg->appliance_id);
+	/* only when set: maps with the podcap/<id> origin keep their digests */
+	if (cfg->origin[0] != '\0')
+		emit(s, "origin %s\n", cfg->origin);
 	emit(s, "window_ns %" PRIu64 "\n", cfg->window_ns);
 	emit(s, "max_frame %" PRIu32 "\n", cfg->max_frame);
 	if (!emit_auditor_keys(s, cfg)) {

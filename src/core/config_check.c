@@ -16,6 +16,7 @@
 
 #include "podcap/config.h"
 #include "podcap/lease.h"
+#include "podcap/origin.h"
 #include "podcap/units.h"
 #include "podcap/window_budget.h"
 
@@ -403,12 +404,28 @@ check_workers(struct ctx *c)
 	return 0;
 }
 
+/* appliance.origin, when set, names this appliance: its last element is appliance.id. */
+static int
+check_origin(struct ctx *c)
+{
+	const yaml_node_t *app;
+	char id[PC_ID_LEN];
+
+	if (c->cfg.origin[0] == '\0' || pc_origin_parse(c->cfg.origin, id, NULL) < 0 ||
+	    strcmp(id, c->cfg.appliance_id) == 0)
+		return 0;
+	app = cfg_value_of(c, yaml_document_get_root_node(c->doc), "appliance");
+	return cfg_fail_at(c, cfg_key_mark(c, app, "origin"),
+			   "origin '%s' ends in '%s', not in the appliance's id '%s'",
+			   c->cfg.origin, id, c->cfg.appliance_id);
+}
+
 int
 cfg_check(struct ctx *c)
 {
-	if (check_names(c) < 0 || check_references(c) < 0 || check_ports(c) < 0 ||
-	    check_sharing(c) < 0 || resolve_limits(c) < 0 || check_workers(c) < 0 ||
-	    check_overlaps(c) < 0)
+	if (check_origin(c) < 0 || check_names(c) < 0 || check_references(c) < 0 ||
+	    check_ports(c) < 0 || check_sharing(c) < 0 || resolve_limits(c) < 0 ||
+	    check_workers(c) < 0 || check_overlaps(c) < 0)
 		return -1;
 	return 0;
 }

@@ -20,6 +20,7 @@
 
 #include "podcap/config.h"
 #include "podcap/id.h"
+#include "podcap/origin.h"
 #include "podcap/units.h"
 
 #include "config_impl.h"
@@ -43,6 +44,21 @@ handle_id(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	if (!pc_id_valid(s))
 		return cfg_fail_value(c, f->key, v,
 				      "use " PC_ID_RULE);
+	snprintf(dst, f->size, "%s", s);
+	return 0;
+}
+
+/* appliance.origin: the log's globally unique name (podcap/origin.h). */
+static int
+handle_origin(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	const char *s;
+	struct pc_error why;
+
+	if (cfg_get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (pc_origin_parse(s, NULL, &why) < 0)
+		return cfg_fail_value(c, f->key, v, why.msg);
 	snprintf(dst, f->size, "%s", s);
 	return 0;
 }
@@ -441,6 +457,7 @@ handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 static const struct field appliance_fields[] = {
 	FIELD("id", handle_id, struct pc_config, appliance_id, true),
+	FIELD("origin", handle_origin, struct pc_config, origin, false),
 	FIELD("signing_key", handle_string, struct pc_config, signing_key, false),
 	FIELD("ledger", handle_string, struct pc_config, ledger, false),
 	FIELD("listen", handle_listen, struct pc_config, listen, false),

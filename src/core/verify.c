@@ -19,12 +19,11 @@
 #include "podcap/merkle.h"
 #include "podcap/note.h"
 #include "podcap/record.h"
+#include "podcap/origin.h"
 #include "podcap/verify.h"
 
 #include "verify_impl.h"
 #include "verify_series.h"
-
-#define ORIGIN_PREFIX "podcap/"
 
 static const char *const check_names[PC_VC_COUNT] = {
 	[PC_VC_CHECKPOINT] = "checkpoint",
@@ -315,13 +314,10 @@ pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 			pcv_fail(v, c, -1, NULL, "checkpoint of log '%s': %s", origin, why.msg);
 		return -1;
 	}
-	if (strncmp(v->cp.origin, ORIGIN_PREFIX, strlen(ORIGIN_PREFIX)) != 0 ||
-	    !pc_id_valid(v->cp.origin + strlen(ORIGIN_PREFIX))) {
-		pcv_fail(v, PC_VC_ORIGIN, -1, NULL, "origin '%s' is not podcap/<appliance id>",
-			 v->cp.origin);
+	if (pc_origin_parse(v->cp.origin, v->appliance, &why) < 0) {
+		pcv_fail(v, PC_VC_ORIGIN, -1, NULL, "origin '%s': %s", v->cp.origin, why.msg);
 		return -1;
 	}
-	snprintf(v->appliance, sizeof(v->appliance), "%s", v->cp.origin + strlen(ORIGIN_PREFIX));
 	if (len > PC_NOTE_MAX) {
 		pcv_fail(v, PC_VC_CHECKPOINT, -1, NULL, "checkpoint note longer than %u bytes",
 			 PC_NOTE_MAX);

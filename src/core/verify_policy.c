@@ -14,6 +14,7 @@
 #include "podcap/config.h"
 #include "podcap/hex.h"
 #include "podcap/record.h"
+#include "podcap/origin.h"
 #include "podcap/verify.h"
 
 #include "verify_impl.h"
@@ -68,11 +69,21 @@ pcv_policy_begin(struct pc_verify *v)
 
 	if (v->policy.now_ns == 0)
 		v->policy.now_ns = pc_now_ns();
-	for (size_t i = 0; i < v->nmaps; i++)
+	for (size_t i = 0; i < v->nmaps; i++) {
+		char origin[PC_ORIGIN_LEN];
+
 		if (strcmp(v->maps[i]->appliance_id, v->appliance) != 0)
-			pcv_fail(v, PC_VC_APPLIANCE, -1, NULL, "pod map %s declares appliance '%s', "
-				 "the log is podcap/%s", v->maps[i]->path, v->maps[i]->appliance_id,
-				 v->appliance);
+			pcv_fail(v, PC_VC_APPLIANCE, -1, NULL,
+				 "pod map %s declares appliance '%s', "
+				 "the log is %s",
+				 v->maps[i]->path, v->maps[i]->appliance_id, v->cp.origin);
+		else if (strcmp(pc_config_origin(v->maps[i], origin, sizeof(origin)),
+				v->cp.origin) != 0)
+			pcv_fail(v, PC_VC_APPLIANCE, -1, NULL,
+				 "pod map %s declares the log '%s', "
+				 "the checkpoint is of '%s'",
+				 v->maps[i]->path, origin, v->cp.origin);
+	}
 	/* a pull the state records is a time the verifier already lived through */
 	if (v->npulls > 0 && v->pulls[v->npulls - 1].now_ns > latest(v)) {
 		pc_utc_format(v->policy.now_ns, now, sizeof(now));

@@ -19,6 +19,7 @@
 
 #include "podcap/buildid.h"
 #include "podcap/config.h"
+#include "podcap/origin.h"
 #include "podcap/clock.h"
 #include "podcap/error.h"
 
@@ -137,7 +138,10 @@ main(int argc, char **argv)
 	status = EXIT_FAILURE;
 	uint64_t covered_ns;
 	pc_recorder_attestation(&cfg.attestation);
-	if (pc_recorder_start(cfg.ledger, cfg.appliance_id, &signer, &covered_ns) != 0)
+	char origin[PC_ORIGIN_LEN];
+	if (pc_recorder_start(cfg.ledger, cfg.appliance_id,
+			      pc_config_origin(&cfg, origin, sizeof(origin)), &signer,
+			      &covered_ns) != 0)
 		goto out_signer;
 	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)
 		goto out_recorder;

@@ -252,11 +252,11 @@ ledger_thread(void *arg)
 }
 
 int
-pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_signer *signer,
-		  uint64_t *covered_ns)
+pc_recorder_start(const char *ledger_dir, const char *appliance_id, const char *origin,
+		  struct pc_signer *signer, uint64_t *covered_ns)
 {
 	snprintf(rec.appliance_id, sizeof(rec.appliance_id), "%s", appliance_id);
-	snprintf(rec.origin, sizeof(rec.origin), "podcap/%s", appliance_id);
+	snprintf(rec.origin, sizeof(rec.origin), "%s", origin);
 	if (strcmp(signer->vk.name, rec.origin) != 0) {
 		PC_LOG(ERR, "the signing key is named '%s' but this appliance's log is '%s': "
 		       "make its key with podcap-keygen --name %s\n", signer->vk.name, rec.origin,

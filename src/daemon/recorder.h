@@ -35,8 +35,8 @@ struct pc_recorder_stats {
  * realtime up to which the ledger already accounts for time (0 for a new
  * ledger): podcapd must not record a window that starts before it.
  */
-int pc_recorder_start(const char *ledger_dir, const char *appliance_id, struct pc_signer *signer,
-		      uint64_t *covered_ns);
+int pc_recorder_start(const char *ledger_dir, const char *appliance_id, const char *origin,
+		      struct pc_signer *signer, uint64_t *covered_ns);
 struct pc_ledger *pc_recorder_ledger(void);
 /* fn is called by the ledger thread with each note it publishes, from now on. */
 void pc_recorder_on_publish(void (*fn)(const char *note, size_t len));

@@ -214,7 +214,7 @@ group_setup(void **state)
 	pc_signer_key_public(key, &signer.vk);
 	make_table(&small, 2);
 	make_table(&big, BIG_PODS);
-	if (pc_recorder_start(dir, "queue", &signer, &covered) != 0 || covered != 0)
+	if (pc_recorder_start(dir, "queue", "podcap/queue", &signer, &covered) != 0 || covered != 0)
 		return -1;
 	/* the disk is away from the start: START is the record the ledger thread holds */
 	hold(true);

@@ -612,6 +612,87 @@ test_merged_windows(void **state)
 	pc_test_log_free(&b.lg);
 }
 
+/* ---- 3b. the origin: the map's appliance.origin, or podcap/<appliance id> ---- */
+
+static void
+test_origin(void **state)
+{
+	static const char domain_origin[] = "podcap.example.net/dc1/" APP;
+	struct pc_verifier_key dvk;
+	struct pc_signer_key *dkey = pc_test_key(domain_origin, &dvk);
+	struct pc_config map_d, map_e;
+	char *t = NULL;
+	struct builder b;
+	struct given g;
+	struct pc_verify *v;
+
+	(void)state;
+	assert_true(asprintf(&t, "appliance:\n  id: " APP "\n  origin: %s\n%s", domain_origin,
+			     strstr(map_a_text, "window:")) > 0);
+	pc_test_load_map(&map_d, t, "d.yaml");
+	free(t);
+	assert_true(asprintf(&t,
+			     "appliance:\n  id: " APP "\n  origin: podcap.example.org/" APP "\n%s",
+			     strstr(map_a_text, "window:")) > 0);
+	pc_test_load_map(&map_e, t, "e.yaml");
+	free(t);
+	/* the origin is part of the declaration: a map that sets one has another digest */
+	uint8_t da[32], dd[32];
+	pc_config_digest(&map_a, da);
+	pc_config_digest(&map_d, dd);
+	assert_memory_not_equal(da, dd, 32);
+
+	given_init(&g);
+	running(&b, &map_d, 2);
+	g.maps[0] = &map_d;
+	g.nmaps = 1;
+	struct pc_test_run o = run_of(&g);
+	o.vk = &dvk;
+	v = pc_test_verify_signed(&o, dkey, &b.lg);
+	expect_ok(v);
+	pc_verify_free(v);
+	/* the same log against a map that names another origin for this appliance */
+	g.maps[0] = &map_e;
+	o = run_of(&g);
+	o.vk = &dvk;
+	v = pc_test_verify_signed(&o, dkey, &b.lg);
+	expect_fail(v, PC_VC_APPLIANCE, -1, "declares the log 'podcap.example.org/" APP "'");
+	pc_verify_free(v);
+	pc_test_log_free(&b.lg);
+
+	/* a podcap/<id> log against a map that declares a domain origin, and back */
+	running(&b, &map_a, 1);
+	g.maps[0] = &map_d;
+	refused(&g, &b.lg, PC_VC_APPLIANCE, -1,
+		"declares the log '"
+		"podcap.example.net/dc1/");
+	g.maps[0] = &map_a;
+	accepted(&g, &b.lg);
+	pc_test_log_free(&b.lg);
+
+	/* an origin that is not one podcap makes is refused before any record is read */
+	static const char *const bad[] = { "dc1/" APP,         "podcap/dc1/" APP,
+					   "Example.NET/" APP, "example.net/" APP "/",
+					   "example.net",      "-x.net/" APP };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct pc_verifier_key bvk;
+		struct pc_signer_key *bkey = pc_test_key(bad[i], &bvk);
+
+		running(&b, &map_a, 1);
+		given_init(&g);
+		o = run_of(&g);
+		o.vk = &bvk;
+		v = pc_test_verify_signed(&o, bkey, &b.lg);
+		expect_fail(v, PC_VC_ORIGIN, -1, bad[i]);
+		pc_verify_free(v);
+		pc_test_log_free(&b.lg);
+		pc_signer_key_free(bkey);
+	}
+	pc_config_free(&map_d);
+	pc_config_free(&map_e);
+	pc_signer_key_free(dkey);
+}
+
 /* ---- 3. identity: the appliance, the build ---- */
 
 static void
@@ -985,19 +1066,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_honest_logs),
-		cmocka_unit_test(test_time_ahead),
-		cmocka_unit_test(test_now_before_pull),
-		cmocka_unit_test(test_unaccounted),
-		cmocka_unit_test(test_checkpoint_age),
-		cmocka_unit_test(test_merged_windows),
-		cmocka_unit_test(test_identity),
-		cmocka_unit_test(test_link_blocks),
-		cmocka_unit_test(test_counter_bounds),
-		cmocka_unit_test(test_warnings),
-		cmocka_unit_test(test_several_maps),
-		cmocka_unit_test(test_state_policy),
-		cmocka_unit_test(test_utc_parse),
+		cmocka_unit_test(test_honest_logs),     cmocka_unit_test(test_time_ahead),
+		cmocka_unit_test(test_now_before_pull), cmocka_unit_test(test_unaccounted),
+		cmocka_unit_test(test_checkpoint_age),  cmocka_unit_test(test_merged_windows),
+		cmocka_unit_test(test_identity),        cmocka_unit_test(test_link_blocks),
+		cmocka_unit_test(test_counter_bounds),  cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_several_maps),    cmocka_unit_test(test_origin),
+		cmocka_unit_test(test_state_policy),    cmocka_unit_test(test_utc_parse),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
