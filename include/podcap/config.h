@@ -31,6 +31,17 @@ enum pc_mode {
 	PC_MODE_POLICE = 1,  /* drop what exceeds the bucket at once */
 };
 
+/*
+ * What the appliance is: the shaper inline on the uplink, or a tap that
+ * only observes copies of its frames, taken on the pod side or the fabric
+ * side of the shaper (docs/reconcile.md).
+ */
+enum pc_role {
+	PC_ROLE_SHAPER = 0,
+	PC_ROLE_POD_TAP = 1,
+	PC_ROLE_FABRIC_TAP = 2,
+};
+
 struct pc_prefix {
 	uint8_t family;      /* 4 or 6 */
 	uint8_t len;         /* prefix length in bits */
@@ -122,6 +133,7 @@ struct pc_config {
 	unsigned nauditor_keys;
 	struct pc_verifier_key auditor_keys[PC_MAX_AUDITOR_KEYS];
 	struct pc_witnesses witnesses; /* none by default */
+	enum pc_role role;             /* default shaper */
 	uint64_t window_ns;            /* default 60 s */
 	uint32_t max_frame;            /* bytes, no FCS; default 1522 */
 	struct pc_limits defaults;

@@ -176,6 +176,9 @@ emit_canonical(struct sink *s, const struct pc_config *cfg)
 	/* only when set: maps with the podcap/<id> origin keep their digests */
 	if (cfg->origin[0] != '\0')
 		emit(s, "origin %s\n", cfg->origin);
+	/* only a tap says so: every shaper's pod map keeps the digest it had */
+	if (cfg->role != PC_ROLE_SHAPER)
+		emit(s, "role %s\n", cfg->role == PC_ROLE_POD_TAP ? "pod-tap" : "fabric-tap");
 	emit(s, "window_ns %" PRIu64 "\n", cfg->window_ns);
 	emit(s, "max_frame %" PRIu32 "\n", cfg->max_frame);
 	if (!emit_auditor_keys(s, cfg)) {

@@ -272,6 +272,25 @@ handle_promise(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 }
 
 static int
+handle_role(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	enum pc_role *role = dst;
+	const char *s;
+
+	if (cfg_get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (strcmp(s, "shaper") == 0)
+		*role = PC_ROLE_SHAPER;
+	else if (strcmp(s, "pod-tap") == 0)
+		*role = PC_ROLE_POD_TAP;
+	else if (strcmp(s, "fabric-tap") == 0)
+		*role = PC_ROLE_FABRIC_TAP;
+	else
+		return cfg_fail_value(c, f->key, v, "use shaper, pod-tap or fabric-tap");
+	return 0;
+}
+
+static int
 handle_gpus(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	unsigned *gpus = dst;
@@ -467,6 +486,7 @@ static const struct field appliance_fields[] = {
 	/* config_attest.c: fills the defaults, then reads the keys */
 	{ "attestation", cfg_handle_attestation, offsetof(struct pc_config, attestation),
 	  sizeof(struct pc_attestation), false, cfg_attestation_fields, NULL },
+	FIELD("role", handle_role, struct pc_config, role, false),
 	END_OF_FIELDS,
 };
 

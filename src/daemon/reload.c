@@ -18,6 +18,8 @@ pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
 {
 	if (strcmp(a->appliance_id, b->appliance_id) != 0)
 		return "appliance.id changed";
+	if (a->role != b->role)
+		return "appliance.role changed";
 	if (a->window_ns != b->window_ns)
 		return "window changed";
 	if (a->max_frame != b->max_frame)
