@@ -27,6 +27,7 @@ enum pc_record_type {
 	PC_REC_STOP = 5,    /* podcapd stopped cleanly */
 	PC_REC_CLOCK = 6,   /* the wall clock stepped; window labels go on from window_start */
 	PC_REC_ATTEST = 7,  /* a TPM quote committing to the log before it (record_attest.c) */
+	PC_REC_OBSERVE = 8, /* a tap: what its ports could not see in the windows just logged */
 	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
 };
 
@@ -61,6 +62,13 @@ struct pc_record_attest {
 #define PC_POD_MODE_POLICE 0x01
 #define PC_POD_MODE_WINDOW 0x02
 #define PC_POD_MODE_BITS   (PC_POD_MODE_POLICE | PC_POD_MODE_WINDOW)
+/* What a tap's receive ports report they could not deliver, per direction (OBSERVE). */
+struct pc_record_seen {
+	char name[PC_ID_LEN];          /* the uplink */
+	uint64_t missed[PC_DIR_COUNT]; /* the port's imissed: no room in its receive ring */
+	uint64_t nombuf[PC_DIR_COUNT]; /* rx_nombuf: no mbuf to receive into */
+	uint64_t errors[PC_DIR_COUNT]; /* ierrors: frames received in error */
+};
 
 struct pc_record_pod {
 	char id[PC_ID_LEN];
@@ -99,6 +107,10 @@ struct pc_record {
 	uint64_t not_after_ns;
 	/* ATTEST only (encoded after the links): malloc'd when decoded */
 	struct pc_record_attest *attest;
+	/* OBSERVE only (encoded after the links' count, absent from other types): */
+	uint8_t side; /* enum pc_role: 1 pod-tap, 2 fabric-tap */
+	uint32_t nseen;
+	struct pc_record_seen *seen; /* one per uplink */
 };
 
 /* The mode byte of a pod held to these limits. */

@@ -26,6 +26,8 @@
 #define LINK_FIXED_BYTES (1 + PC_DIR_COUNT * LINK_CTR_BYTES)
 #define POD_MIN_BYTES  (POD_FIXED_BYTES + 2)
 #define LINK_MIN_BYTES (LINK_FIXED_BYTES + 1)
+#define SEEN_FIXED_BYTES (1 + PC_DIR_COUNT * 3 * 8)
+#define SEEN_MIN_BYTES   (SEEN_FIXED_BYTES + 1)
 
 const char *
 pc_record_type_name(uint8_t type)
@@ -43,6 +45,8 @@ pc_record_type_name(uint8_t type)
 		return "stop";
 	case PC_REC_CLOCK:
 		return "clock";
+	case PC_REC_OBSERVE:
+		return "observe";
 	case PC_REC_DECLARE:
 		return "declare";
 	case PC_REC_ATTEST:
@@ -65,8 +69,8 @@ pod_ctr_zero(const struct pc_pod_ctr *c)
 static bool
 type_known(uint8_t type)
 {
-	return (type >= PC_REC_START && type <= PC_REC_CLOCK) || type == PC_REC_DECLARE ||
-	    type == PC_REC_ATTEST;
+	return (type >= PC_REC_START && type <= PC_REC_CLOCK) || type == PC_REC_ATTEST ||
+	    type == PC_REC_OBSERVE || type == PC_REC_DECLARE;
 }
 
 static bool
@@ -98,6 +102,27 @@ type_has_pods(uint8_t type)
 	return type == PC_REC_START || type == PC_REC_WINDOW || type == PC_REC_RELOAD;
 }
 
+/* The tap's fields: only in OBSERVE, which has a side and a block per uplink. */
+static int
+observe_check(const struct pc_record *r, struct pc_error *err)
+{
+	if (r->type != PC_REC_OBSERVE) {
+		if (r->side != 0 || r->nseen != 0)
+			return pc_error_set(err, "tap fields in a record other than observe");
+		return 0;
+	}
+	if (r->side != PC_ROLE_POD_TAP && r->side != PC_ROLE_FABRIC_TAP)
+		return pc_error_set(err, "observe record of an unknown side");
+	if (r->nseen > PC_MAX_UPLINKS)
+		return pc_error_set(err, "more uplinks than PC_MAX_UPLINKS");
+	if (r->nseen > 0 && r->seen == NULL)
+		return pc_error_set(err, "missing uplink array");
+	for (uint32_t i = 0; i < r->nseen; i++)
+		if (!pc_id_valid(r->seen[i].name))
+			return pc_error_set(err, "uplink name is not [A-Za-z0-9._-]{1,63}");
+	return 0;
+}
+
 /* Everything a well-formed record satisfies beyond its byte layout. */
 static int
 record_check(const struct pc_record *r, struct pc_error *err)
@@ -125,6 +150,10 @@ record_check(const struct pc_record *r, struct pc_error *err)
 	case PC_REC_GAP:
 		if (r->window_count == 0)
 			return pc_error_set(err, "gap record of zero windows");
+		break;
+	case PC_REC_OBSERVE:
+		if (r->window_count == 0)
+			return pc_error_set(err, "observe record of zero windows");
 		break;
 	default:
 		if (r->window_count != 0)
@@ -165,7 +194,7 @@ record_check(const struct pc_record *r, struct pc_error *err)
 	for (uint32_t i = 0; i < r->nlinks; i++)
 		if (!pc_id_valid(r->links[i].name))
 			return pc_error_set(err, "link name is not [A-Za-z0-9._-]{1,63}");
-	return 0;
+	return observe_check(r, err);
 }
 
 /* ---- encoding ---- */
@@ -248,6 +277,11 @@ encoded_size(const struct pc_record *r)
 		n += PC_DIGEST_LEN + 2 * 8;
 	if (r->type == PC_REC_ATTEST)
 		n += pc_record_attest_size(r->attest);
+	if (r->type == PC_REC_OBSERVE) {
+		n += 1 + 4;
+		for (uint32_t i = 0; i < r->nseen; i++)
+			n += SEEN_FIXED_BYTES + strnlen(r->seen[i].name, PC_ID_LEN);
+	}
 	return n;
 }
 
@@ -300,6 +334,19 @@ pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len)
 	}
 	if (r->type == PC_REC_ATTEST)
 		w.off += pc_record_attest_put(r->attest, w.p + w.off);
+	if (r->type == PC_REC_OBSERVE) {
+		put_u8(&w, r->side);
+		put_u32(&w, r->nseen);
+		for (uint32_t i = 0; i < r->nseen; i++) {
+			const struct pc_record_seen *s = &r->seen[i];
+			put_str(&w, s->name);
+			for (int d = 0; d < PC_DIR_COUNT; d++) {
+				put_u64(&w, s->missed[d]);
+				put_u64(&w, s->nombuf[d]);
+				put_u64(&w, s->errors[d]);
+			}
+		}
+	}
 	return w.off;
 }
 
@@ -455,6 +502,23 @@ get_links(struct rd *r, struct pc_record *rec)
 	}
 }
 
+static void
+get_seen(struct rd *r, struct pc_record *rec)
+{
+	rec->side = get_u8(r);
+	rec->seen = get_array(r, &rec->nseen, PC_MAX_UPLINKS, "more uplinks than PC_MAX_UPLINKS",
+			      SEEN_MIN_BYTES, sizeof(*rec->seen));
+	for (uint32_t i = 0; rec->seen != NULL && i < rec->nseen && r->why == NULL; i++) {
+		struct pc_record_seen *s = &rec->seen[i];
+		get_str(r, s->name, "uplink name is not [A-Za-z0-9._-]{1,63}");
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			s->missed[d] = get_u64(r);
+			s->nombuf[d] = get_u64(r);
+			s->errors[d] = get_u64(r);
+		}
+	}
+}
+
 int
 pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct pc_error *err)
 {
@@ -489,6 +553,8 @@ pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct p
 	}
 	if (rec->type == PC_REC_ATTEST && r.why == NULL)
 		r.off += pc_record_attest_get(buf + r.off, len - r.off, &rec->attest, &r.why);
+	if (rec->type == PC_REC_OBSERVE)
+		get_seen(&r, rec);
 	if (r.why == NULL && r.off != len)
 		r.why = "trailing bytes after the record";
 	if (r.why != NULL)
@@ -507,8 +573,11 @@ pc_record_free(struct pc_record *r)
 	free(r->links);
 	pc_record_attest_free(r->attest);
 	r->attest = NULL;
+	free(r->seen);
 	r->pods = NULL;
 	r->links = NULL;
+	r->seen = NULL;
+	r->nseen = 0;
 	r->npods = 0;
 	r->nlinks = 0;
 }

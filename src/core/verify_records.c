@@ -299,6 +299,23 @@ on_stop(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	v->stopped = true;
 }
 
+/*
+ * A tap's account of what its ports missed in the windows it just logged
+ * (docs/reconcile.md): it covers exactly the span that ends at the cursor,
+ * under the pod map in force, and moves nothing.
+ */
+static void
+on_observe(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	if (!require_running(v, index, r))
+		return;
+	if (r->window_start_ns + r->window_count * r->window_len_ns != v->cursor_ns ||
+	    memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0)
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
+			 "observe record of windows other "
+			 "than the ones just logged");
+}
+
 /* The rules of each record type; a decoded record has one of these types. */
 static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_record *) = {
 	[PC_REC_START] = on_start,
@@ -307,6 +324,7 @@ static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_rec
 	[PC_REC_RELOAD] = on_reload,
 	[PC_REC_STOP] = on_stop,
 	[PC_REC_CLOCK] = on_clock,
+	[PC_REC_OBSERVE] = on_observe,
 	[PC_REC_DECLARE] = pcv_audit_declare,
 	[PC_REC_ATTEST] = pcv_attest_record,
 };

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * OBSERVE (type 8), a tap's account of what its ports could not deliver:
+ * its exact layout (docs/log-format.md), a round trip, every truncation,
+ * and the rules that keep its fields out of every other type. Then the
+ * verifier's rule: it must cover the windows just logged.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "podcap/bytes.h"
+#include "podcap/record.h"
+
+static struct pc_record_seen seen[2] = {
+	{ .name = "up0", .missed = { 1, 2 }, .nombuf = { 3, 4 }, .errors = { 5, 6 } },
+	{ .name = "uplink-1", .missed = { 0, 0 }, .nombuf = { 0, 0 }, .errors = { 0, 9 } },
+};
+
+static struct pc_record
+observe(void)
+{
+	return (struct pc_record){ .type = PC_REC_OBSERVE, .appliance_id = "tap1",
+				   .window_len_ns = 1000, .window_start_ns = 3000,
+				   .window_count = 2, .side = PC_ROLE_FABRIC_TAP, .nseen = 2,
+				   .seen = seen };
+}
+
+static void
+expect_refused(const uint8_t *rec, size_t n)
+{
+	struct pc_record d;
+	struct pc_error why;
+
+	assert_int_equal(pc_record_decode(rec, n, &d, &why), -1);
+	assert_true(why.msg[0] != '\0');
+}
+
+static void
+test_layout(void **state)
+{
+	struct pc_record r = observe(), d;
+	struct pc_error why;
+	uint8_t out[512], t[512];
+
+	(void)state;
+	size_t n = pc_record_encode(&r, out, sizeof(out));
+	/* 107 + id, side and count, per uplink its name and 2 x 3 counters */
+	assert_int_equal(n, 107 + 4 + 1 + 4 + (1 + 3 + 48) + (1 + 8 + 48));
+	assert_int_equal(out[1], 8);
+	size_t off = 107 + 4;
+	assert_int_equal(pc_load_be32(out + off - 8), 0); /* npods */
+	assert_int_equal(pc_load_be32(out + off - 4), 0); /* nlinks */
+	assert_int_equal(out[off], 2);                    /* fabric side */
+	assert_int_equal(pc_load_be32(out + off + 1), 2);
+	off += 5;
+	assert_int_equal(out[off], 3);
+	assert_memory_equal(out + off + 1, "up0", 3);
+	off += 4;
+	/* up: missed, nombuf, errors; then down */
+	static const uint64_t want[6] = { 1, 3, 5, 2, 4, 6 };
+	for (int k = 0; k < 6; k++)
+		assert_int_equal(pc_load_be64(out + off + 8 * k), want[k]);
+	assert_int_equal(pc_record_decode(out, n, &d, &why), 0);
+	assert_int_equal(d.side, PC_ROLE_FABRIC_TAP);
+	assert_int_equal(d.nseen, 2);
+	assert_string_equal(d.seen[1].name, "uplink-1");
+	assert_int_equal(d.seen[1].errors[PC_DIR_DOWN], 9);
+	assert_int_equal(pc_record_encode(&d, t, sizeof(t)), n);
+	assert_memory_equal(t, out, n);
+	pc_record_free(&d);
+	assert_null(d.seen);
+	for (size_t k = 0; k < n; k++)
+		expect_refused(out, k);
+	memcpy(t, out, n);
+	t[n] = 0;
+	expect_refused(t, n + 1);
+	/* a side that is no tap's */
+	memcpy(t, out, n);
+	t[107 + 4] = 0;
+	expect_refused(t, n);
+	t[107 + 4] = 3;
+	expect_refused(t, n);
+	/* an uplink count past what the record holds */
+	memcpy(t, out, n);
+	pc_store_be32(t + 107 + 4 + 1, 3);
+	expect_refused(t, n);
+}
+
+static void
+test_type_rules(void **state)
+{
+	struct pc_record r = observe();
+	struct pc_record_pod pod = { .id = "p", .uplink = "u", .cap_bps = 1, .burst_bytes = 1 };
+	uint8_t out[512];
+
+	(void)state;
+	assert_string_equal(pc_record_type_name(PC_REC_OBSERVE), "observe");
+	/* of at least one window, like the WINDOW it follows */
+	r.window_count = 0;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.window_count = 1;
+	/* no pods, no links */
+	r.npods = 1;
+	r.pods = &pod;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.npods = 0;
+	r.side = PC_ROLE_SHAPER;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.side = PC_ROLE_POD_TAP;
+	snprintf(seen[0].name, sizeof(seen[0].name), "bad name");
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	snprintf(seen[0].name, sizeof(seen[0].name), "up0");
+	assert_true(pc_record_encode(&r, out, sizeof(out)) > 0);
+	/* a tap's fields in another type are refused, never dropped */
+	r.type = PC_REC_GAP;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.nseen = 0;
+	r.seen = NULL;
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	r.side = 0;
+	assert_true(pc_record_encode(&r, out, sizeof(out)) > 0);
+	/* type 7 is not an observe record */
+	out[1] = 7;
+	expect_refused(out, 107 + 4);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_type_rules),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
