@@ -22,6 +22,7 @@ struct pc_window {
 	const struct pc_table *table;
 	struct pc_pod_ctr pod[PC_MAX_PODS][PC_DIR_COUNT];
 	struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];
+	struct pc_seen_ctr seen[PC_MAX_UPLINKS][PC_DIR_COUNT]; /* a tap's ports' losses */
 };
 
 
@@ -47,6 +48,8 @@ void pc_control_switch_stopped(void);
  * table in force from the boundary on if it came with it, else NULL.
  */
 struct pc_table *pc_control_close(uint64_t closed, uint64_t window_ns, struct pc_window *win);
+/* Adds what a tap's ports could not deliver, from bank b, to win (tap.c). */
+void pc_tap_collect(struct pc_window *win, const struct pc_bank *b, unsigned nuplinks);
 /* Prints the per-window lines of win to stdout. */
 void pc_control_print(const struct pc_window *win);
 

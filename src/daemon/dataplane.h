@@ -28,10 +28,18 @@
 #define PC_BURST 32
 #define PC_TX_STAGE 64
 
+/* What a tap's receive port reported it could not deliver (tap.c). */
+struct pc_seen_ctr {
+	uint64_t missed; /* imissed */
+	uint64_t nombuf; /* rx_nombuf */
+	uint64_t errors; /* ierrors */
+};
+
 /* One window's counters of one worker; indexed by the table in force. */
 struct pc_bank {
 	struct pc_pod_ctr pod[PC_MAX_PODS][PC_DIR_COUNT];
 	struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];
+	struct pc_seen_ctr seen[PC_MAX_UPLINKS][PC_DIR_COUNT]; /* a tap's only; zero in a shaper */
 };
 
 struct pc_tx_stage {
@@ -126,6 +134,7 @@ struct pc_dataplane {
 };
 
 int pc_worker_main(void *arg);   /* lcore entry; arg is struct pc_worker * */
+int pc_tap_main(void *arg);      /* a tap's lcore entry (tap.c), the same arg */
 void pc_worker_switch(struct pc_worker *w, uint64_t epoch, struct pc_table *nt);
 struct pc_worker *pc_worker_create(unsigned index, unsigned lcore);
 void pc_worker_free(struct pc_worker *w);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,9 +54,10 @@ queues_conf(uint16_t port, const char *what, const struct rte_eth_dev_info *info
 	return 0;
 }
 
+/* A tap's port receives only: it has no transmit queue to send on. */
 static int
 port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t max_frame,
-	   uint16_t nq)
+	   uint16_t nq, bool rx_only)
 {
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
@@ -73,13 +75,13 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 	rc = queues_conf(port, what, &info, nq, &conf);
 	if (rc != 0)
 		return rc;
-	rc = rte_eth_dev_configure(port, nq, nq, &conf);
+	rc = rte_eth_dev_configure(port, nq, rx_only ? 0 : nq, &conf);
 	if (rc == -EINVAL && conf.rxmode.mtu != 0) {
 		/* the device takes smaller frames than max_frame: it cannot receive larger ones either */
 		PC_LOG(WARNING, "%s: frames of %u bytes are larger than the device takes (%u); "
 		       "using its default MTU\n", what, max_frame, info.max_rx_pktlen);
 		conf.rxmode.mtu = 0;
-		rc = rte_eth_dev_configure(port, nq, nq, &conf);
+		rc = rte_eth_dev_configure(port, nq, rx_only ? 0 : nq, &conf);
 	}
 	if (rc != 0)
 		return rc;
@@ -91,7 +93,7 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 		rc = rte_eth_rx_queue_setup(port, q, nrx, socket, NULL, pool);
 		if (rc != 0)
 			return rc;
-		rc = rte_eth_tx_queue_setup(port, q, ntx, socket, NULL);
+		rc = rx_only ? 0 : rte_eth_tx_queue_setup(port, q, ntx, socket, NULL);
 		if (rc != 0)
 			return rc;
 	}
@@ -118,7 +120,7 @@ pc_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
 				return -1;
 			}
 			int rc = port_start((uint16_t)port, devs[d], pool, cfg->max_frame,
-					    (uint16_t)up->workers);
+					    (uint16_t)up->workers, cfg->role != PC_ROLE_SHAPER);
 			if (rc != 0) {
 				PC_LOG(ERR, "uplink %s: cannot start port %d (%s): %s\n", up->name, port,
 				       devs[d], rte_strerror(-rc));

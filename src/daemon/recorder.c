@@ -521,6 +521,34 @@ pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t wind
 	submit_declared(&r, t);
 }
 
+static struct pc_record_seen rec_seen[PC_MAX_UPLINKS];
+
+/*
+ * A tap's OBSERVE, right after the WINDOW it completes: what its ports
+ * could not deliver in those windows. Lost with its WINDOW, never alone.
+ */
+static void
+submit_observe(const struct pc_window *w)
+{
+	const struct pc_config *cfg = &w->table->cfg;
+	struct pc_record r;
+
+	base_record(&r, PC_REC_OBSERVE, w->start_ns, w->len_ns, w->count, w->table->digest);
+	r.side = (uint8_t)cfg->role;
+	for (unsigned u = 0; u < cfg->nuplinks; u++) {
+		struct pc_record_seen *s = &rec_seen[u];
+		snprintf(s->name, sizeof(s->name), "%s", cfg->uplinks[u].name);
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			s->missed[d] = w->seen[u][d].missed;
+			s->nombuf[d] = w->seen[u][d].nombuf;
+			s->errors[d] = w->seen[u][d].errors;
+		}
+	}
+	r.nseen = cfg->nuplinks;
+	r.seen = rec_seen;
+	submit(&r, false);
+}
+
 void
 pc_recorder_window(const struct pc_window *w)
 {
@@ -545,7 +573,10 @@ pc_recorder_window(const struct pc_window *w)
 		pthread_mutex_lock(&rec.lock);
 		rec.st.lost_windows += w->count;
 		pthread_mutex_unlock(&rec.lock);
+		return;
 	}
+	if (w->table->cfg.role != PC_ROLE_SHAPER)
+		submit_observe(w);
 }
 
 void

@@ -282,13 +282,18 @@ start_forwarding(struct pc_timeline *tl, struct pc_table *t, uint64_t window_ns,
 	if (pc_telemetry_register() != 0)
 		PC_LOG(WARNING, "cannot register the /podcap telemetry commands\n");
 
+	/* a tap only observes: the same boundaries and banks, another data path */
+	lcore_function_t *main_fn = t->cfg.role == PC_ROLE_SHAPER ? pc_worker_main : pc_tap_main;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		rte_eal_remote_launch(pc_worker_main, pc_dp.workers[i++], lcore);
+		rte_eal_remote_launch(main_fn, pc_dp.workers[i++], lcore);
 	}
 	for (i = 0; i < pc_dp.nworkers; i++)
 		while (__atomic_load_n(&pc_dp.workers[i]->loops, __ATOMIC_RELAXED) == 0)
 			rte_pause();
 
+	if (t->cfg.role != PC_ROLE_SHAPER)
+		PC_LOG(NOTICE, "%s: observing only, nothing is transmitted or enforced\n",
+		       t->cfg.role == PC_ROLE_POD_TAP ? "pod-side tap" : "fabric-side tap");
 	pc_hex(t->digest, sizeof(t->digest), hex);
 	PC_LOG(NOTICE, "forwarding: %u uplinks, %u pods, %u workers, window %lus, pod map %s\n",
 	       t->cfg.nuplinks, t->cfg.npods, pc_dp.nworkers,

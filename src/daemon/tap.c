@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The tap's data path: receive copies of an uplink's frames, classify them
+ * as the shaper does (burst.c), count them, free them. A tap enforces
+ * nothing and never transmits: each frame of a pod counts as passed (what
+ * crossed the tap's point of the wire), runts, oversized and unmapped frames
+ * as the shaper's link drops. No locks, no allocation, no system calls per
+ * frame; once per window per port it reads the port's counters of frames
+ * it could not deliver (docs/reconcile.md, "What a tap did not see").
+ */
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "podcap/counters.h"
+
+#include "burst.h"
+#include "control.h"
+#include "dataplane.h"
+#include "log.h"
+
+/* The port counters read at the last boundary, per worker: private to it. */
+struct tap_mark {
+	uint64_t missed, nombuf, errors;
+};
+
+static struct tap_mark marks[RTE_MAX_LCORE][PC_MAX_UPLINKS][PC_DIR_COUNT];
+
+/* Counts a received burst as the shaper classifies it, and frees it. */
+static void
+observe(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	struct pc_burst_class c;
+
+	pc_burst_classify(t, u, d, pkts, n, &c);
+	for (uint16_t i = 0; i < n; i++) {
+		if (c.pod[i] < 0) {
+			struct pc_link_ctr *k = &w->bank->link[u][d];
+			pc_ctr_add(&k->drop_frames[c.why[i]], 1);
+			pc_ctr_add(&k->drop_bytes[c.why[i]], c.len[i]);
+		} else {
+			struct pc_pod_ctr *k = &w->bank->pod[c.pod[i]][d];
+			pc_ctr_add(&k->pass_frames, 1);
+			pc_ctr_add(&k->pass_bytes, c.len[i]);
+		}
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/*
+ * Charges what each port of this worker's uplinks could not deliver since
+ * the last reading to the bank it counts in. Called at each boundary, once
+ * the bank of the closing window is still the one counted in, and at stop.
+ */
+static void
+read_losses(struct pc_worker *w, const struct pc_table *t)
+{
+	for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
+		if (t->uplinks[u].worker != w->index)
+			continue;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct tap_mark *mk = &marks[w->index][u][d];
+			struct rte_eth_stats st;
+			if (rte_eth_stats_get(t->uplinks[u].port[d], &st) != 0)
+				continue;
+			struct pc_seen_ctr *c = &w->bank->seen[u][d];
+			pc_ctr_add(&c->missed, st.imissed - mk->missed);
+			pc_ctr_add(&c->nombuf, st.rx_nombuf - mk->nombuf);
+			pc_ctr_add(&c->errors, st.ierrors - mk->errors);
+			*mk = (struct tap_mark){ st.imissed, st.rx_nombuf, st.ierrors };
+		}
+	}
+}
+
+/* What the port reported before the tap counted anything is no window's. */
+static void
+mark_start(struct pc_worker *w, const struct pc_table *t)
+{
+	for (unsigned u = 0; u < t->cfg.nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct rte_eth_stats st;
+			if (t->uplinks[u].worker == w->index &&
+			    rte_eth_stats_get(t->uplinks[u].port[d], &st) == 0)
+				marks[w->index][u][d] =
+				    (struct tap_mark){ st.imissed, st.rx_nombuf, st.ierrors };
+		}
+}
+
+void
+pc_tap_collect(struct pc_window *win, const struct pc_bank *b, unsigned nuplinks)
+{
+	for (unsigned u = 0; u < nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			win->seen[u][d].missed += pc_ctr_read(&b->seen[u][d].missed);
+			win->seen[u][d].nombuf += pc_ctr_read(&b->seen[u][d].nombuf);
+			win->seen[u][d].errors += pc_ctr_read(&b->seen[u][d].errors);
+		}
+}
+
+int
+pc_tap_main(void *arg)
+{
+	struct pc_worker *w = arg;
+	struct rte_mbuf *pkts[PC_BURST];
+
+	/* a tap's table has no shaping queue in use: only its LPM tables and uplinks */
+	w->table = __atomic_load_n(&pc_dp.table, __ATOMIC_ACQUIRE);
+	mark_start(w, w->table);
+	PC_LOG(INFO, "tap worker %u running on lcore %u\n", w->index, w->lcore);
+	while (!__atomic_load_n(&pc_dp.stop, __ATOMIC_RELAXED)) {
+		uint64_t now = rte_rdtsc();
+		if (unlikely(now >= __atomic_load_n(&pc_dp.switch_tsc, __ATOMIC_RELAXED)) &&
+		    __atomic_load_n(&pc_dp.switch_epoch, __ATOMIC_ACQUIRE) != w->epoch) {
+			/* losses up to now belong to the window that closes: read into its bank */
+			read_losses(w, w->table);
+			pc_worker_take_boundary(w, now);
+		}
+		const struct pc_table *t = w->table;
+
+		for (unsigned u = 0; u < t->cfg.nuplinks; u++) {
+			/* the queue this worker reads on the uplink, as the shaper's workers do */
+			int q = pc_table_queue_of(t, u, w->index);
+			if (q < 0)
+				continue;
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+				uint16_t n = rte_eth_rx_burst(t->uplinks[u].port[d], (uint16_t)q, pkts,
+							      PC_BURST);
+				observe(w, t, u, (enum pc_dir)d, pkts, n);
+			}
+		}
+		__atomic_store_n(&w->loops, w->loops + 1, __ATOMIC_RELAXED);
+	}
+	read_losses(w, w->table);
+	PC_LOG(INFO, "tap worker %u stopped\n", w->index);
+	return 0;
+}
