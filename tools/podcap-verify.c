@@ -10,11 +10,17 @@
  *                 [--max-merged-windows N] [--build-id HEX]...
  *                 [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]
  *                 [--assignment DIR] [--attest POLICY]
+ *                 [--tap URL|DIR --tap-key KEY]... [--tap-clock-offset DURATION]
+ *                 [--tap-line-rate RATE]
  *
  * --assignment DIR holds the auditor's draw (podcap-audit assign): pods.txt,
  * uplinks.txt, template.yaml, constraints.txt (optional) and the revealed
  * seeds, *.seed; every START and RELOAD must put in force the map one of
  * the seeds produces for this appliance.
+ *
+ * --tap (repeatable) verifies the log of a tap the verifier owns with its
+ * own key, then reconciles the shaper's windows with it (verify_taps.c,
+ * docs/reconcile.md).
  *
  * --pod-map may be repeated, and a directory stands for every *.yaml in
  * it: every START and RELOAD must name one of the maps. The verifier's now
@@ -71,6 +77,7 @@
 #include "podcap/keys.h"
 #include "podcap/ledger.h"
 #include "podcap/note.h"
+#include "podcap/reconcile.h"
 #include "podcap/record.h"
 #include "podcap/units.h"
 #include "podcap/cosig.h"
@@ -86,6 +93,7 @@
 #ifdef PC_HAVE_LIBCRYPTO
 #include "sha256_libcrypto.h"
 #endif
+#include "verify_taps.h"
 
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
@@ -113,6 +121,7 @@ struct opts {
 	const char *assignment;  /* --assignment DIR: the draw's inputs and revealed seeds */
 	struct pc_witness_policy witness; /* --witness, --witness-quorum, --max-witness-delay */
 	const char *attest;               /* --attest: the attestation policy file */
+	struct pc_tap_opts taps;
 };
 
 static void
@@ -132,6 +141,8 @@ usage(FILE *f)
 		"       podcap-verify --fleet FILE [--jobs N] [--json] [--html FILE] [options]\n",
 		"       podcap-verify --version | --help\n",
 		"report options: [--html FILE] [--indicators] [--model-size SIZE]\n",
+		"tap options: [--tap URL|DIR --tap-key KEY]... [--tap-clock-offset DURATION]\n",
+		"             [--tap-line-rate RATE]\n",
 	};
 
 	for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
@@ -288,7 +299,7 @@ verify_url(struct pc_verify *v, const char *url_arg, const char *cp, size_t cp_l
 				uint32_t len = pc_load_be32(b.p + off);
 				if (len > PC_RECORD_MAX || b.len - off - 4 < len)
 					die_io("%s%s: malformed response", base, path);
-				pc_verify_record(v, b.p + off + 4, len, NULL);
+				take_record(v, b.p + off + 4, len, NULL);
 				off += 4 + (size_t)len;
 			}
 			if (got == 0)
@@ -353,11 +364,21 @@ verify_ledger(struct pc_verify *v, const char *dir, const char *cp, size_t cp_le
 			if (len < 0)
 				die_io("%s: record %" PRIu64 ": %s", dir, i, strerror(errno));
 			bool stored = pc_ledger_leaf(l, i, leaf) == 0;
-			pc_verify_record(v, buf, (size_t)len, stored ? leaf : NULL);
+			take_record(v, buf, (size_t)len, stored ? leaf : NULL);
 		}
 		free(buf);
 	}
 	pc_ledger_close(l);
+}
+
+/* A tap's log, from a URL or a directory as --url and --ledger read. */
+static void
+read_tap(struct pc_verify *v, const char *source)
+{
+	if (strncmp(source, "http://", 7) == 0 || strncmp(source, "https://", 8) == 0)
+		verify_url(v, source, NULL, 0);
+	else
+		verify_ledger(v, source, NULL, 0);
 }
 
 /* ---- the state file ---- */
@@ -555,6 +576,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "witness-quorum", required_argument, NULL, 'Q' },
 		{ "max-witness-delay", required_argument, NULL, 'D' },
 		{ "attest", required_argument, NULL, 'T' },
+		PC_TAP_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -566,7 +588,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->max_map_age_ns = PC_VERIFY_UNLIMITED;
 	o->witness.max_delay_ns = PC_VERIFY_WITNESS_DELAY_NS;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (policy_arg(c, optarg, &o->policy) || witness_arg(c, optarg, &o->witness))
+		if (policy_arg(c, optarg, &o->policy) || witness_arg(c, optarg, &o->witness) ||
+		    pc_tap_arg(c, optarg, &o->taps))
 			continue;
 		switch (c) {
 		case 'k':
@@ -798,6 +821,7 @@ verify_main(int argc, char **argv)
 		pcv_load_assignment(v, o.assignment, &key);
 	if (o.attest != NULL)
 		set_attest(v, o.attest);
+	pc_taps_begin(&o.taps, maps.ptr, maps.n, o.json);
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);
@@ -848,6 +872,8 @@ verify_main(int argc, char **argv)
 		free(text);
 	}
 	pc_verify_free(v);
+	if (o.taps.n > 0)
+		rc = pc_taps_run(&o.taps, rc, &o.policy, read_tap);
 	for (size_t i = 0; i < maps.n; i++)
 		pc_config_free(&maps.cfg[i]);
 	return rc;

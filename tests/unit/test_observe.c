@@ -25,9 +25,13 @@ static struct pc_record_seen seen[2] = {
 static struct pc_record
 observe(void)
 {
-	return (struct pc_record){ .type = PC_REC_OBSERVE, .appliance_id = "tap1",
-				   .window_len_ns = 1000, .window_start_ns = 3000,
-				   .window_count = 2, .side = PC_ROLE_FABRIC_TAP, .nseen = 2,
+	return (struct pc_record){ .type = PC_REC_OBSERVE,
+				   .appliance_id = "tap1",
+				   .window_len_ns = 1000,
+				   .window_start_ns = 3000,
+				   .window_count = 2,
+				   .side = PC_ROLE_FABRIC_TAP,
+				   .nseen = 2,
 				   .seen = seen };
 }
 

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reconciliation of a shaper's log with the logs of taps the verifier owns
+ * (docs/reconcile.md): per pod, direction and window, what the shaper says
+ * crossed against what a tap saw cross, within the most two honest
+ * observers whose clocks differ by up to an offset can disagree.
+ *
+ *	rc = pc_reconcile_new(&policy, maps, nmaps);
+ *	for each record of the shaper's log:   pc_reconcile_shaper(rc, rec, len);
+ *	t = pc_reconcile_tap(rc, "URL or DIR");
+ *	for each record of that tap's log:     pc_reconcile_tap_record(rc, t, rec, len);
+ *	n = pc_reconcile_finish(rc);           the findings that are failures
+ *	pc_reconcile_print_text(rc, stdout);
+ *
+ * The records fed are those of logs that the caller verifies on their own
+ * (each with its own key): this only compares them. No DPDK, no I/O.
+ */
+#ifndef PODCAP_RECONCILE_H
+#define PODCAP_RECONCILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "podcap/config.h"
+
+#define PC_RECONCILE_MAX_TAPS          16
+#define PC_RECONCILE_DEFAULT_OFFSET_NS 10000000ull     /* 10 ms */
+#define PC_RECONCILE_DEFAULT_LINE_BPS  100000000000ull /* 100 Gbit/s */
+
+struct pc_reconcile_policy {
+	/*
+	 * The most the two boxes' window boundaries can be apart, as seen by a
+	 * frame: the clock offset between shaper and tap plus the time from one
+	 * observer's count to the other's (--tap-clock-offset).
+	 */
+	uint64_t offset_ns;
+	uint64_t line_bps; /* the link's rate: bounds what is offered near a boundary */
+};
+
+/*
+ * The most bytes of one pod and direction that can cross within offset_ns
+ * of a boundary, when what crosses is held to rate_bps after burst_bytes:
+ * burst + rate x offset (rounded up) + one largest frame (for the
+ * rounding of a real bucket), and 0 with no offset. An honest pair of
+ * observers disagrees on one boundary by at most this.
+ */
+uint64_t pc_reconcile_boundary_bytes(uint64_t rate_bps, uint64_t burst_bytes, uint64_t offset_ns,
+				     uint32_t max_frame);
+
+struct pc_reconcile;
+
+struct pc_reconcile *pc_reconcile_new(const struct pc_reconcile_policy *p,
+				      const struct pc_config *const *maps, size_t nmaps);
+void pc_reconcile_free(struct pc_reconcile *rc);
+void pc_reconcile_shaper(struct pc_reconcile *rc, const uint8_t *rec, size_t len);
+/* A new tap, named by where its log came from; its index, or -1 past PC_RECONCILE_MAX_TAPS. */
+int pc_reconcile_tap(struct pc_reconcile *rc, const char *source);
+void pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, size_t len);
+/* Forgets what tap t logged (its log did not verify): none of its windows is evidence. */
+void pc_reconcile_tap_discard(struct pc_reconcile *rc, int tap);
+/* The declared maps given to pc_reconcile_new, and their number in *n when n is not NULL. */
+const struct pc_config *const *pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n);
+/* Compares; returns the number of windows or runs of windows that disagree. */
+uint64_t pc_reconcile_finish(struct pc_reconcile *rc);
+void pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f);
+void pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f);
+
+#endif /* PODCAP_RECONCILE_H */

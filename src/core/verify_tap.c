@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reconciling a shaper's log with its taps' (docs/reconcile.md). Each log
+ * is kept as its windows and, per window, each pod's counts; a tap's
+ * windows carry whether the tap saw them fully. Then, per tap, pod and
+ * direction, shaper and tap windows of the same span are compared one by
+ * one and over every run of them, each within the boundary rule of
+ * pc_reconcile_boundary_bytes.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "podcap/clock.h"
+#include "podcap/reconcile.h"
+#include "podcap/record.h"
+
+#define MIN_FRAME     14    /* podcapd counts no shorter frame against a pod */
+#define ANY_MAX_FRAME 16384 /* the largest max_frame a pod map allows */
+#define KEPT          1000  /* findings listed */
+#define QUEUE_UNKNOWN UINT64_MAX
+
+struct obs {
+	uint32_t pod; /* index into rc->ids */
+	uint64_t cap_bps, burst_bytes, queue_delay_ns;
+	uint8_t mode;
+	uint64_t pass_bytes[PC_DIR_COUNT], pass_frames[PC_DIR_COUNT];
+	uint64_t drop_bytes[PC_DIR_COUNT], drop_frames[PC_DIR_COUNT];
+};
+
+struct win {
+	uint64_t start_ns, len_ns, count;
+	uint32_t max_frame;
+	bool seen;       /* a tap's: fully seen */
+	const char *why; /* a tap's: why not */
+	uint32_t nobs;
+	struct obs *obs;
+};
+
+struct log {
+	char source[256];
+	uint8_t side; /* a tap's enum pc_role */
+	struct win *w;
+	size_t n, cap;
+	bool prev_clean; /* the window before the last had no loss, same run */
+	bool open;       /* the last window awaits its OBSERVE */
+};
+
+/* One (tap, pod, direction): what the comparison found. */
+struct tally {
+	uint64_t agree, unreconciled, disagree;
+	uint64_t worst_diff, worst_tol; /* the largest |difference| among agreeing windows */
+};
+
+struct finding {
+	bool failure;
+	char msg[320];
+};
+
+struct pc_reconcile {
+	struct pc_reconcile_policy policy;
+	const struct pc_config *const *maps;
+	size_t nmaps;
+	uint8_t (*digests)[PC_DIGEST_LEN];
+	char (*ids)[PC_ID_LEN];
+	size_t nids, capids;
+	struct log shaper;
+	struct log taps[PC_RECONCILE_MAX_TAPS];
+	int ntaps;
+	struct tally *tally; /* [tap][pod][dir] after finish */
+	struct finding *found;
+	uint64_t nfound_fail, nfound_unrec, nkept;
+	uint64_t total_agree, total_unrec, total_fail;
+};
+
+uint64_t
+pc_reconcile_boundary_bytes(uint64_t rate_bps, uint64_t burst_bytes, uint64_t offset_ns,
+			    uint32_t max_frame)
+{
+	/* with no offset both observers count every frame in the same window */
+	if (offset_ns == 0)
+		return 0;
+	unsigned __int128 bits = (unsigned __int128)rate_bps * offset_ns;
+	unsigned __int128 b = (bits + 8000000000ull - 1) / 8000000000ull;
+	b += burst_bytes + max_frame;
+	return b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
+}
+
+static void *
+grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? *cap * 2 : 64;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(p, n * elem);
+	if (q == NULL)
+		abort();
+	*cap = n;
+	return q;
+}
+
+struct pc_reconcile *
+pc_reconcile_new(const struct pc_reconcile_policy *p, const struct pc_config *const *maps,
+		 size_t nmaps)
+{
+	struct pc_reconcile *rc = calloc(1, sizeof(*rc));
+
+	if (rc == NULL)
+		return NULL;
+	rc->policy = *p;
+	rc->maps = maps;
+	rc->nmaps = nmaps;
+	rc->digests = calloc(nmaps ? nmaps : 1, PC_DIGEST_LEN);
+	rc->found = calloc(KEPT, sizeof(*rc->found));
+	if (rc->digests == NULL || rc->found == NULL) {
+		pc_reconcile_free(rc);
+		return NULL;
+	}
+	for (size_t i = 0; i < nmaps; i++)
+		pc_config_digest(maps[i], rc->digests[i]);
+	return rc;
+}
+
+static void
+log_free(struct log *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->w[i].obs);
+	free(l->w);
+}
+
+void
+pc_reconcile_free(struct pc_reconcile *rc)
+{
+	if (rc == NULL)
+		return;
+	log_free(&rc->shaper);
+	for (int t = 0; t < rc->ntaps; t++)
+		log_free(&rc->taps[t]);
+	free(rc->digests);
+	free(rc->ids);
+	free(rc->tally);
+	free(rc->found);
+	free(rc);
+}
+
+static uint32_t
+pod_index(struct pc_reconcile *rc, const char *id, uint32_t hint)
+{
+	if (hint < rc->nids && strcmp(rc->ids[hint], id) == 0)
+		return hint;
+	for (size_t i = 0; i < rc->nids; i++)
+		if (strcmp(rc->ids[i], id) == 0)
+			return (uint32_t)i;
+	rc->ids = grow(rc->ids, &rc->capids, rc->nids + 1, sizeof(*rc->ids));
+	memcpy(rc->ids[rc->nids], id, PC_ID_LEN);
+	return (uint32_t)rc->nids++;
+}
+
+/* The declared map a record names, or NULL: its max_frame and queue delays. */
+static const struct pc_config *
+map_of(const struct pc_reconcile *rc, const uint8_t digest[PC_DIGEST_LEN])
+{
+	for (size_t i = 0; i < rc->nmaps; i++)
+		if (memcmp(rc->digests[i], digest, PC_DIGEST_LEN) == 0)
+			return rc->maps[i];
+	return NULL;
+}
+
+static struct win *
+add_window(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
+{
+	const struct pc_config *map = map_of(rc, r->podmap_digest);
+
+	l->w = grow(l->w, &l->cap, l->n + 1, sizeof(*l->w));
+	struct win *w = &l->w[l->n++];
+	memset(w, 0, sizeof(*w));
+	w->start_ns = r->window_start_ns;
+	w->len_ns = r->window_len_ns;
+	w->count = r->window_count;
+	w->max_frame = map != NULL ? map->max_frame : ANY_MAX_FRAME;
+	w->obs = calloc(r->npods ? r->npods : 1, sizeof(*w->obs));
+	if (w->obs == NULL)
+		abort();
+	w->nobs = r->npods;
+	for (uint32_t i = 0; i < r->npods; i++) {
+		const struct pc_record_pod *p = &r->pods[i];
+		struct obs *o = &w->obs[i];
+		int k = map != NULL ? pc_config_find_pod(map, p->id) : -1;
+
+		o->pod = pod_index(rc, p->id, i);
+		o->cap_bps = p->cap_bps;
+		o->burst_bytes = p->burst_bytes;
+		o->mode = p->mode;
+		o->queue_delay_ns = p->mode == PC_MODE_POLICE ? 0
+		    : k >= 0                                  ? map->pods[k].limits.queue_delay_ns
+							      : QUEUE_UNKNOWN;
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			o->pass_bytes[d] = p->dir[d].pass_bytes;
+			o->pass_frames[d] = p->dir[d].pass_frames;
+			for (int k2 = 0; k2 < PC_POD_DROP_COUNT; k2++) {
+				o->drop_bytes[d] += p->dir[d].drop_bytes[k2];
+				o->drop_frames[d] += p->dir[d].drop_frames[k2];
+			}
+		}
+	}
+	return w;
+}
+
+static bool
+decode(const uint8_t *rec, size_t len, struct pc_record *r)
+{
+	return pc_record_decode(rec, len, r, NULL) == 0;
+}
+
+void
+pc_reconcile_shaper(struct pc_reconcile *rc, const uint8_t *rec, size_t len)
+{
+	struct pc_record r;
+
+	if (!decode(rec, len, &r))
+		return;
+	if (r.type == PC_REC_WINDOW)
+		add_window(rc, &rc->shaper, &r);
+	pc_record_free(&r);
+}
+
+int
+pc_reconcile_tap(struct pc_reconcile *rc, const char *source)
+{
+	if (rc->ntaps == PC_RECONCILE_MAX_TAPS)
+		return -1;
+	struct log *l = &rc->taps[rc->ntaps];
+	snprintf(l->source, sizeof(l->source), "%s", source);
+	return rc->ntaps++;
+}
+
+static uint64_t
+losses(const struct pc_record *r)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < r->nseen; i++)
+		for (int d = 0; d < PC_DIR_COUNT; d++)
+			n += r->seen[i].missed[d] + r->seen[i].nombuf[d] + r->seen[i].errors[d];
+	return n;
+}
+
+/* OBSERVE completes the window just logged: fully seen if it and the one before lost nothing. */
+static void
+tap_observe(struct log *l, const struct pc_record *r)
+{
+	struct win *w = l->open ? &l->w[l->n - 1] : NULL;
+	uint64_t lost = losses(r);
+
+	l->side = r->side;
+	if (w == NULL || w->start_ns != r->window_start_ns || w->count != r->window_count) {
+		l->prev_clean = false;
+		return;
+	}
+	l->open = false;
+	if (lost != 0)
+		w->why = "its ports lost frames";
+	else if (!l->prev_clean && w->why == NULL)
+		w->why = "the window before it was not fully seen";
+	w->seen = w->why == NULL;
+	l->prev_clean = lost == 0;
+}
+
+void
+pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, size_t len)
+{
+	struct log *l = &rc->taps[tap];
+	struct pc_record r;
+
+	if (tap < 0 || tap >= rc->ntaps || !decode(rec, len, &r))
+		return;
+	if (l->open && r.type != PC_REC_OBSERVE) {
+		l->w[l->n - 1].why = "no observe record says what the tap missed";
+		l->open = false;
+		l->prev_clean = false;
+	}
+	switch (r.type) {
+	case PC_REC_WINDOW: {
+		bool contiguous = l->n > 0 &&
+		    l->w[l->n - 1].start_ns + l->w[l->n - 1].count * l->w[l->n - 1].len_ns ==
+			r.window_start_ns;
+		struct win *w = add_window(rc, l, &r);
+		if (!contiguous) {
+			w->why = "the tap started in it";
+			l->prev_clean = false;
+		}
+		l->open = true;
+		break;
+	}
+	case PC_REC_OBSERVE:
+		tap_observe(l, &r);
+		break;
+	case PC_REC_STOP:
+		if (l->n > 0) {
+			l->w[l->n - 1].seen = false;
+			l->w[l->n - 1].why = "the tap stopped in it";
+		}
+		/* fall through */
+	default:
+		l->prev_clean = false;
+	}
+	pc_record_free(&r);
+}
+
+void
+pc_reconcile_tap_discard(struct pc_reconcile *rc, int tap)
+{
+	if (tap < 0 || tap >= rc->ntaps)
+		return;
+	struct log *l = &rc->taps[tap];
+	for (size_t i = 0; i < l->n; i++)
+		free(l->w[i].obs);
+	l->n = 0;
+	l->open = false;
+}
+
+const struct pc_config *const *
+pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n)
+{
+	if (n != NULL)
+		*n = rc->nmaps;
+	return rc->maps;
+}
+
+/* ---- the comparison ---- */
+
+static const struct obs *
+find_obs(const struct win *w, uint32_t pod, uint32_t hint)
+{
+	if (hint < w->nobs && w->obs[hint].pod == pod)
+		return &w->obs[hint];
+	for (uint32_t i = 0; i < w->nobs; i++)
+		if (w->obs[i].pod == pod)
+			return &w->obs[i];
+	return NULL;
+}
+
+/* What the tap on `side` sees of direction d: the shaper's passed, or what was offered to it. */
+static bool
+sees_passed(uint8_t side, enum pc_dir d)
+{
+	return side == PC_ROLE_FABRIC_TAP ? d == PC_DIR_UP : d == PC_DIR_DOWN;
+}
+
+/* The boundary bound of o for the tap's view of d; UINT64_MAX when unknown. */
+static uint64_t
+bound(const struct pc_reconcile *rc, const struct obs *o, uint32_t max_frame, bool passed)
+{
+	if (passed)
+		return pc_reconcile_boundary_bytes(o->cap_bps, o->burst_bytes, rc->policy.offset_ns,
+						   max_frame);
+	if (o->queue_delay_ns == QUEUE_UNKNOWN)
+		return UINT64_MAX;
+	return pc_reconcile_boundary_bytes(rc->policy.line_bps, 0,
+					   rc->policy.offset_ns + o->queue_delay_ns, max_frame);
+}
+
+static struct finding *
+finding(struct pc_reconcile *rc, bool failure)
+{
+	if (failure)
+		rc->nfound_fail++;
+	else
+		rc->nfound_unrec++;
+	if (rc->nkept == KEPT)
+		return NULL;
+	struct finding *f = &rc->found[rc->nkept++];
+	f->failure = failure;
+	return f;
+}
+
+/* A comparison in progress: one tap, pod and direction over the shaper's windows. */
+struct cmp {
+	int tap;
+	uint32_t pod;
+	enum pc_dir d;
+	bool passed;
+	bool run; /* a run of agreeing windows is open */
+	uint64_t run_start_ns, run_end_ns, run_bound;
+	__int128 run_bytes, run_frames;
+	struct tally *t;
+};
+
+static void
+say_unreconciled(struct pc_reconcile *rc, const struct cmp *c, uint64_t start_ns, const char *why)
+{
+	char when[PC_UTC_LEN];
+	struct finding *f = finding(rc, false);
+
+	c->t->unreconciled++;
+	if (f == NULL)
+		return;
+	pc_utc_format(start_ns, when, sizeof(when));
+	snprintf(f->msg, sizeof(f->msg), "tap %d: pod %s %s window %s: %s", c->tap + 1,
+		 rc->ids[c->pod], pc_dir_name(c->d), when, why);
+}
+
+static void
+say_disagree(struct pc_reconcile *rc, const struct cmp *c, uint64_t from_ns, uint64_t to_ns,
+	     __int128 bytes, __int128 frames, uint64_t tol, bool run)
+{
+	char a[PC_UTC_LEN], b[PC_UTC_LEN];
+	struct finding *f = finding(rc, true);
+
+	c->t->disagree++;
+	if (f == NULL)
+		return;
+	pc_utc_format(from_ns, a, sizeof(a));
+	pc_utc_format(to_ns, b, sizeof(b));
+	snprintf(f->msg, sizeof(f->msg),
+		 "tap %d: pod %s %s %s %s%s%s: the tap saw %s%" PRIu64 " B (%s%" PRIu64
+		 " frames) %s the shaper says %s, more than the %" PRIu64 " B the clocks allow",
+		 c->tap + 1, rc->ids[c->pod], pc_dir_name(c->d), run ? "windows" : "window", a,
+		 run ? " to " : "", run ? b : "", bytes < 0 ? "-" : "",
+		 (uint64_t)(bytes < 0 ? -bytes : bytes), frames < 0 ? "-" : "",
+		 (uint64_t)(frames < 0 ? -frames : frames), bytes < 0 ? "less than" : "more than",
+		 c->passed ? "passed" : "was offered (passed + dropped)", tol);
+}
+
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * One shaper window w against the tap's window tw of the same span. A
+ * window agrees when |tap − shaper| is within the bounds at its two
+ * boundaries; a run of agreeing windows when its sum is within the bounds
+ * at the run's two ends (what crosses a boundary between two of its
+ * windows is counted in one of them by each observer).
+ */
+static void
+compare_window(struct pc_reconcile *rc, struct cmp *c, const struct win *w, const struct obs *so,
+	       const struct obs *to, uint64_t e_start, uint64_t e_end)
+{
+	uint64_t s_bytes = so->pass_bytes[c->d], s_frames = so->pass_frames[c->d];
+	if (!c->passed) {
+		s_bytes += so->drop_bytes[c->d];
+		s_frames += so->drop_frames[c->d];
+	}
+	__int128 db = (__int128)to->pass_bytes[c->d] - s_bytes;
+	__int128 df = (__int128)to->pass_frames[c->d] - s_frames;
+	uint64_t tol = add_sat(e_start, e_end);
+	uint64_t end_ns = w->start_ns + w->count * w->len_ns;
+
+	if ((db < 0 ? -db : db) > tol || (df < 0 ? -df : df) > tol / MIN_FRAME) {
+		say_disagree(rc, c, w->start_ns, end_ns, db, df, tol, false);
+		c->run = false;
+		return;
+	}
+	uint64_t mag = (uint64_t)(db < 0 ? -db : db);
+	if (mag > c->t->worst_diff || (c->t->agree == 0 && c->t->worst_tol == 0)) {
+		c->t->worst_diff = mag;
+		c->t->worst_tol = tol;
+	}
+	c->t->agree++;
+	if (!c->run || c->run_end_ns != w->start_ns) {
+		c->run = true;
+		c->run_start_ns = w->start_ns;
+		c->run_bound = e_start;
+		c->run_bytes = c->run_frames = 0;
+	}
+	c->run_bytes += db;
+	c->run_frames += df;
+	c->run_end_ns = end_ns;
+	tol = add_sat(c->run_bound, e_end);
+	if ((c->run_bytes < 0 ? -c->run_bytes : c->run_bytes) > tol ||
+	    (c->run_frames < 0 ? -c->run_frames : c->run_frames) > tol / MIN_FRAME) {
+		say_disagree(rc, c, c->run_start_ns, end_ns, c->run_bytes, c->run_frames, tol,
+			     true);
+		c->run = false;
+	}
+}
+
+/* The bound at the boundary between shaper windows a and b (either may be NULL). */
+static uint64_t
+edge_bound(const struct pc_reconcile *rc, const struct cmp *c, const struct win *a,
+	   const struct win *b, uint32_t hint)
+{
+	uint64_t e = 0;
+	const struct win *side[2] = { a, b };
+
+	for (int i = 0; i < 2; i++) {
+		const struct obs *o = side[i] != NULL ? find_obs(side[i], c->pod, hint) : NULL;
+		if (o != NULL) {
+			uint64_t x = bound(rc, o, side[i]->max_frame, c->passed);
+			e = x > e ? x : e;
+		}
+	}
+	return e;
+}
+
+static bool
+adjacent(const struct win *a, const struct win *b)
+{
+	return a->start_ns + a->count * a->len_ns == b->start_ns && a->len_ns == b->len_ns;
+}
+
+static void
+compare_pod(struct pc_reconcile *rc, struct cmp *c)
+{
+	const struct log *s = &rc->shaper, *tl = &rc->taps[c->tap];
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct win *w = &s->w[i];
+		const struct obs *so = find_obs(w, c->pod, c->pod);
+		if (so == NULL)
+			continue;
+		while (j < tl->n && tl->w[j].start_ns < w->start_ns)
+			j++;
+		const struct win *tw = j < tl->n ? &tl->w[j] : NULL;
+		if (tw == NULL || tw->start_ns != w->start_ns || tw->len_ns != w->len_ns ||
+		    tw->count != w->count) {
+			say_unreconciled(rc, c, w->start_ns,
+					 "the tap logged no window of this span");
+			c->run = false;
+			continue;
+		}
+		const struct obs *to = find_obs(tw, c->pod, c->pod);
+		if (!tw->seen || to == NULL) {
+			say_unreconciled(rc, c, w->start_ns,
+					 to == NULL ? "the tap does not count this pod" : tw->why);
+			c->run = false;
+			continue;
+		}
+		const struct win *prev = i > 0 && adjacent(&s->w[i - 1], w) ? &s->w[i - 1] : NULL;
+		const struct win *next =
+		    i + 1 < s->n && adjacent(w, &s->w[i + 1]) ? &s->w[i + 1] : NULL;
+		uint64_t e0 = edge_bound(rc, c, prev, w, c->pod),
+			 e1 = edge_bound(rc, c, w, next, c->pod);
+		if (e0 == UINT64_MAX || e1 == UINT64_MAX) {
+			say_unreconciled(rc, c, w->start_ns,
+					 "what was offered is not bounded: its queue delay is "
+					 "unknown without --pod-map");
+			c->run = false;
+			continue;
+		}
+		compare_window(rc, c, w, so, to, e0, e1);
+	}
+}
+
+uint64_t
+pc_reconcile_finish(struct pc_reconcile *rc)
+{
+	size_t per_tap = rc->nids * PC_DIR_COUNT;
+
+	free(rc->tally);
+	rc->tally = calloc((size_t)(rc->ntaps ? rc->ntaps : 1) * (per_tap ? per_tap : 1),
+			   sizeof(*rc->tally));
+	if (rc->tally == NULL)
+		abort();
+	for (int t = 0; t < rc->ntaps; t++) {
+		if (rc->taps[t].open) {
+			rc->taps[t].w[rc->taps[t].n - 1].why =
+			    "no observe record says what the tap missed";
+			rc->taps[t].open = false;
+		}
+		for (uint32_t p = 0; p < rc->nids; p++)
+			for (int d = 0; d < PC_DIR_COUNT; d++) {
+				struct cmp c = {
+					.tap = t,
+					.pod = p,
+					.d = (enum pc_dir)d,
+					.passed = sees_passed(rc->taps[t].side, (enum pc_dir)d),
+					.t = &rc->tally[t * per_tap + p * PC_DIR_COUNT + d]
+				};
+				compare_pod(rc, &c);
+				rc->total_agree += c.t->agree;
+				rc->total_unrec += c.t->unreconciled;
+				rc->total_fail += c.t->disagree;
+			}
+	}
+	return rc->total_fail;
+}
+
+/* ---- reports ---- */
+
+static const char *
+side_name(uint8_t side)
+{
+	return side == PC_ROLE_POD_TAP   ? "pod side"
+	    : side == PC_ROLE_FABRIC_TAP ? "fabric side"
+					 : "side unknown";
+}
+
+void
+pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
+{
+	size_t per_tap = rc->nids * PC_DIR_COUNT;
+
+	fprintf(f, "\nreconciliation (clock offset %" PRIu64 " ns, line rate %" PRIu64 " bit/s)\n",
+		rc->policy.offset_ns, rc->policy.line_bps);
+	for (int t = 0; t < rc->ntaps; t++) {
+		fprintf(f, "tap %d: %s, %s\n", t + 1, rc->taps[t].source,
+			side_name(rc->taps[t].side));
+		for (uint32_t p = 0; p < rc->nids; p++)
+			for (int d = 0; d < PC_DIR_COUNT; d++) {
+				const struct tally *y =
+				    &rc->tally[t * per_tap + p * PC_DIR_COUNT + d];
+				if (y->agree + y->unreconciled + y->disagree == 0)
+					continue;
+				fprintf(f,
+					"  %s %s (%s): %" PRIu64
+					" windows agree (largest difference %" PRIu64 " B, %" PRIu64
+					" B allowed), %" PRIu64 " unreconciled, %" PRIu64
+					" disagree\n",
+					rc->ids[p], pc_dir_name((enum pc_dir)d),
+					sees_passed(rc->taps[t].side, (enum pc_dir)d) ? "passed"
+										      : "offered",
+					y->agree, y->worst_diff, y->worst_tol, y->unreconciled,
+					y->disagree);
+			}
+	}
+	for (uint64_t i = 0; i < rc->nkept; i++)
+		fprintf(f, "%s: %s\n", rc->found[i].failure ? "reconcile" : "unreconciled",
+			rc->found[i].msg);
+	if (rc->nfound_fail + rc->nfound_unrec > rc->nkept)
+		fprintf(f, "(%" PRIu64 " more findings not listed)\n",
+			rc->nfound_fail + rc->nfound_unrec - rc->nkept);
+	fprintf(f,
+		"%s: %" PRIu64 " windows agree, %" PRIu64 " unreconciled, %" PRIu64 " disagree\n",
+		rc->total_fail ? "RECONCILE FAILED" : "reconciled", rc->total_agree,
+		rc->total_unrec, rc->total_fail);
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void
+pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f)
+{
+	size_t per_tap = rc->nids * PC_DIR_COUNT;
+
+	fprintf(f, "{\"offset_ns\":%" PRIu64 ",\"line_bps\":%" PRIu64 ",\"taps\":[",
+		rc->policy.offset_ns, rc->policy.line_bps);
+	for (int t = 0; t < rc->ntaps; t++) {
+		fprintf(f, "%s{\"source\":", t ? "," : "");
+		json_str(f, rc->taps[t].source);
+		fprintf(f, ",\"side\":\"%s\",\"pods\":[", side_name(rc->taps[t].side));
+		bool first = true;
+		for (uint32_t p = 0; p < rc->nids; p++)
+			for (int d = 0; d < PC_DIR_COUNT; d++) {
+				const struct tally *y =
+				    &rc->tally[t * per_tap + p * PC_DIR_COUNT + d];
+				if (y->agree + y->unreconciled + y->disagree == 0)
+					continue;
+				fprintf(f, "%s{\"pod\":", first ? "" : ",");
+				json_str(f, rc->ids[p]);
+				fprintf(f,
+					",\"dir\":\"%s\",\"agree\":%" PRIu64
+					",\"unreconciled\":%" PRIu64 ",\"disagree\":%" PRIu64
+					",\"largest_difference\":%" PRIu64 ",\"allowed\":%" PRIu64
+					"}",
+					pc_dir_name((enum pc_dir)d), y->agree, y->unreconciled,
+					y->disagree, y->worst_diff, y->worst_tol);
+				first = false;
+			}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "],\"findings\":[");
+	for (uint64_t i = 0; i < rc->nkept; i++) {
+		fprintf(f, "%s{\"failure\":%s,\"message\":", i ? "," : "",
+			rc->found[i].failure ? "true" : "false");
+		json_str(f, rc->found[i].msg);
+		fputc('}', f);
+	}
+	fprintf(f,
+		"],\"agree\":%" PRIu64 ",\"unreconciled\":%" PRIu64 ",\"disagree\":%" PRIu64
+		",\"ok\":%s}",
+		rc->total_agree, rc->total_unrec, rc->total_fail,
+		rc->total_fail ? "false" : "true");
+}

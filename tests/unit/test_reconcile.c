@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reconciliation (src/core/verify_tap.c) against a brute force: frames at
+ * random times pass a token bucket held exactly to cap and burst (an
+ * honest shaper), the shaper counts each in the window of its own clock, a
+ * fabric-side tap in the window of its clock, offset from the shaper's by
+ * up to the bound and jittered per frame. Then: an honest run never
+ * disagrees (the bound is tight enough never to fail), with no offset they
+ * agree exactly, and any lie larger than twice the bound is caught in the
+ * window it was told (sound). Windows the tap did not fully see are
+ * unreconciled, never agreement.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sodium.h>
+
+#include "podcap/reconcile.h"
+#include "podcap/record.h"
+
+#define W_NS  1000000000ull /* 1 s windows */
+#define NWIN  8
+#define T0    (1704067200ull * W_NS)
+#define CAP   80000000ull /* 80 Mbit/s: 10 MB a window */
+#define BURST 200000ull
+#define MAXF  1522u
+
+struct frame {
+	uint64_t t_ns; /* true time, from T0 */
+	uint32_t len;
+};
+
+static uint64_t
+rnd(uint64_t n)
+{
+	return n ? ((uint64_t)randombytes_random() << 32 | randombytes_random()) % n : 0;
+}
+
+/* Offered frames, sorted by time; those the bucket passes are marked. */
+static size_t
+offer(struct frame *f, size_t max, bool *passed)
+{
+	size_t n = 0;
+	uint64_t t = 0;
+	/* tokens in bytes x 8e9, so that cap x ns adds exactly */
+	unsigned __int128 tok = (unsigned __int128)BURST * 8000000000ull, full = tok;
+
+	while (n < max) {
+		/* bursts of back-to-back frames and pauses, crowding the boundaries */
+		t += rnd(2000) == 0 ? rnd(W_NS / 4) : rnd(20000);
+		if (t >= NWIN * W_NS)
+			break;
+		f[n].t_ns = t;
+		f[n].len = 60 + (uint32_t)rnd(MAXF - 60 + 1);
+		n++;
+	}
+	uint64_t last = 0;
+	for (size_t i = 0; i < n; i++) {
+		tok += (unsigned __int128)CAP * (f[i].t_ns - last);
+		if (tok > full)
+			tok = full;
+		last = f[i].t_ns;
+		unsigned __int128 need = (unsigned __int128)f[i].len * 8000000000ull;
+		passed[i] = tok >= need;
+		if (passed[i])
+			tok -= need;
+	}
+	return n;
+}
+
+struct counts {
+	uint64_t bytes[NWIN + 2], frames[NWIN + 2];
+};
+
+/* Counts frames by the window of t + shift (clamped into the windows logged). */
+static void
+count(const struct frame *f, const bool *passed, size_t n, int64_t offset, int64_t jitter,
+      struct counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < n; i++) {
+		if (!passed[i])
+			continue;
+		int64_t j = jitter ? (int64_t)rnd(2 * (uint64_t)jitter + 1) - jitter : 0;
+		int64_t t = (int64_t)f[i].t_ns + offset + j;
+		uint64_t k = t < 0 ? 0 : (uint64_t)t / W_NS;
+		if (k >= NWIN)
+			k = NWIN - 1;
+		c->bytes[k] += f[i].len;
+		c->frames[k]++;
+	}
+}
+
+static void
+feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64_t frames,
+	    uint64_t lost)
+{
+	struct pc_record_pod pod = { .id = "pod-a",
+				     .uplink = "up0",
+				     .cap_bps = CAP,
+				     .burst_bytes = BURST,
+				     .mode = PC_MODE_POLICE };
+	struct pc_record_seen seen = { .name = "up0", .missed = { lost, 0 } };
+	struct pc_record r = { .type = PC_REC_WINDOW,
+			       .appliance_id = "x",
+			       .window_len_ns = W_NS,
+			       .window_start_ns = T0 + k * W_NS,
+			       .window_count = 1,
+			       .npods = 1,
+			       .pods = &pod };
+	uint8_t buf[1024];
+
+	pod.dir[PC_DIR_UP].pass_bytes = bytes;
+	pod.dir[PC_DIR_UP].pass_frames = frames;
+	size_t n = pc_record_encode(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	if (tap < 0) {
+		pc_reconcile_shaper(rc, buf, n);
+		return;
+	}
+	pc_reconcile_tap_record(rc, tap, buf, n);
+	struct pc_record o = { .type = PC_REC_OBSERVE,
+			       .appliance_id = "t",
+			       .window_len_ns = W_NS,
+			       .window_start_ns = T0 + k * W_NS,
+			       .window_count = 1,
+			       .side = PC_ROLE_FABRIC_TAP,
+			       .nseen = 1,
+			       .seen = &seen };
+	n = pc_record_encode(&o, buf, sizeof(buf));
+	assert_true(n > 0);
+	pc_reconcile_tap_record(rc, tap, buf, n);
+}
+
+struct outcome {
+	uint64_t disagree;
+	char text[16384];
+};
+
+/*
+ * Reconciles shaper counts s (window `lie_at` told `lie` bytes short) with
+ * tap counts t; the tap lost frames in window `lost_at` (none if NWIN).
+ */
+static void
+reconcile(const struct counts *s, const struct counts *t, uint64_t offset_ns, uint64_t lie_at,
+	  uint64_t lie, uint64_t lost_at, struct outcome *out)
+{
+	struct pc_reconcile_policy p = { .offset_ns = offset_ns, .line_bps = 100000000000ull };
+	struct pc_reconcile *rc = pc_reconcile_new(&p, NULL, 0);
+
+	assert_non_null(rc);
+	for (uint64_t k = 0; k < NWIN; k++) {
+		uint64_t b = s->bytes[k] - (k == lie_at ? lie : 0);
+		feed_window(rc, -1, k, b, s->frames[k], 0);
+	}
+	int tap = pc_reconcile_tap(rc, "brute-force");
+	assert_int_equal(tap, 0);
+	for (uint64_t k = 0; k < NWIN; k++)
+		feed_window(rc, tap, k, t->bytes[k], t->frames[k], k == lost_at ? 3 : 0);
+	out->disagree = pc_reconcile_finish(rc);
+	FILE *f = fmemopen(out->text, sizeof(out->text), "w");
+	assert_non_null(f);
+	pc_reconcile_print_text(rc, f);
+	fclose(f);
+	pc_reconcile_free(rc);
+}
+
+static struct frame frames[200000];
+static bool passed[200000];
+
+/* Honest runs with random offsets within the bound never disagree; with none they agree exactly. */
+static void
+test_honest(void **state)
+{
+	struct counts s, t;
+	struct outcome out;
+
+	(void)state;
+	for (int run = 0; run < 40; run++) {
+		size_t n = offer(frames, sizeof(frames) / sizeof(frames[0]), passed);
+		uint64_t bound = 1 + rnd(50000000); /* up to 50 ms */
+		int64_t off = (int64_t)rnd(bound + 1) * (rnd(2) ? 1 : -1);
+		int64_t jitter = (int64_t)(bound - (uint64_t)(off < 0 ? -off : off)) / 2;
+		count(frames, passed, n, 0, 0, &s);
+		count(frames, passed, n, off, jitter, &t);
+		reconcile(&s, &t, bound, NWIN, 0, NWIN, &out);
+		if (out.disagree != 0)
+			fail_msg("offset %lld ns (bound %llu): %s", (long long)off,
+				 (unsigned long long)bound, out.text);
+		/* window 0 is the tap's first: never evidence */
+		assert_non_null(strstr(out.text, "the tap started in it"));
+		assert_non_null(strstr(out.text, "7 windows agree"));
+	}
+	size_t n = offer(frames, sizeof(frames) / sizeof(frames[0]), passed);
+	count(frames, passed, n, 0, 0, &s);
+	count(frames, passed, n, 0, 0, &t);
+	reconcile(&s, &t, 0, NWIN, 0, NWIN, &out);
+	assert_int_equal(out.disagree, 0);
+	assert_non_null(strstr(out.text, "largest difference 0 B"));
+	/* and with no offset allowed, one byte hidden is caught */
+	reconcile(&s, &t, 0, 3, 1, NWIN, &out);
+	assert_int_equal(out.disagree, 1);
+	assert_non_null(strstr(out.text, "pod pod-a up window 2024-01-01T00:00:03Z"));
+	assert_non_null(strstr(out.text, "the tap saw 1 B (0 frames) more than the shaper says"));
+}
+
+/* A lie of more than twice the bound in one window is caught there, named and sized. */
+static void
+test_lies_caught(void **state)
+{
+	struct counts s, t;
+	struct outcome out;
+	char want[128];
+
+	(void)state;
+	for (int run = 0; run < 40; run++) {
+		size_t n = offer(frames, sizeof(frames) / sizeof(frames[0]), passed);
+		uint64_t bound = 1 + rnd(20000000);
+		int64_t off = (int64_t)rnd(bound + 1) * (rnd(2) ? 1 : -1);
+		count(frames, passed, n, 0, 0, &s);
+		count(frames, passed, n, off, 0, &t);
+		uint64_t e = pc_reconcile_boundary_bytes(CAP, BURST, bound, 16384);
+		uint64_t k = 1 + rnd(NWIN - 1);
+		uint64_t lie = 4 * e + 1 + rnd(1000);
+		if (lie > s.bytes[k])
+			continue; /* a window too quiet to hide that much */
+		reconcile(&s, &t, bound, k, lie, NWIN, &out);
+		if (out.disagree == 0)
+			fail_msg("a lie of %llu B in window %llu went unnoticed: %s",
+				 (unsigned long long)lie, (unsigned long long)k, out.text);
+		snprintf(want, sizeof(want),
+			 "reconcile: tap 1: pod pod-a up window 2024-01-01T00:00:0%lluZ",
+			 (unsigned long long)k);
+		if (strstr(out.text, want) == NULL)
+			fail_msg("no failure names window %llu: %s", (unsigned long long)k,
+				 out.text);
+		assert_non_null(strstr(out.text, "more than the shaper says passed"));
+		assert_non_null(strstr(out.text, "RECONCILE FAILED"));
+	}
+}
+
+/* A window whose OBSERVE, or the one before's, records a loss is unreconciled, not a lie. */
+static void
+test_unseen_windows(void **state)
+{
+	struct counts s, t;
+	struct outcome out;
+
+	(void)state;
+	size_t n = offer(frames, sizeof(frames) / sizeof(frames[0]), passed);
+	count(frames, passed, n, 0, 0, &s);
+	count(frames, passed, n, 0, 0, &t);
+	/* the tap lost frames in window 4 and saw far less there */
+	t.bytes[4] /= 2;
+	t.frames[4] /= 2;
+	reconcile(&s, &t, 0, NWIN, 0, 4, &out);
+	assert_int_equal(out.disagree, 0);
+	assert_non_null(strstr(out.text, "its ports lost frames"));
+	/* window 5 too: a loss read at its start may be one of its frames */
+	assert_non_null(strstr(out.text, "the window before it was not fully seen"));
+	assert_non_null(strstr(out.text, "5 windows agree"));
+	assert_non_null(strstr(out.text, "3 unreconciled"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_honest),
+		cmocka_unit_test(test_lies_caught),
+		cmocka_unit_test(test_unseen_windows),
+	};
+	if (sodium_init() < 0)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

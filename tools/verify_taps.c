@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcap-verify's taps: option parsing, verifying each tap's log with its
+ * own key, and the reconciliation's report after the shaper's. The tap's
+ * own report (its envelope check included) is the verifier's evidence
+ * that the cap held; the reconciliation ties it to the shaper's log.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "podcap/keys.h"
+#include "podcap/units.h"
+
+#include "verify_taps.h"
+
+static struct pc_reconcile *rc;
+static int sink = -1; /* -1: the shaper's log; else the tap being read */
+static bool json_out;
+
+static void __attribute__((noreturn))
+fail(int status, const char *what, const char *arg, const char *why)
+{
+	fprintf(stderr, "podcap-verify: %s %s: %s\n", what, arg, why);
+	exit(status);
+}
+
+bool
+pc_tap_arg(int c, const char *arg, struct pc_tap_opts *o)
+{
+	struct pc_error err;
+
+	if (o->policy.offset_ns == 0 && o->policy.line_bps == 0) {
+		o->policy.offset_ns = PC_RECONCILE_DEFAULT_OFFSET_NS;
+		o->policy.line_bps = PC_RECONCILE_DEFAULT_LINE_BPS;
+	}
+	switch (c) {
+	case 0x100:
+		if (o->n == PC_RECONCILE_MAX_TAPS)
+			fail(2, "--tap", arg, "too many taps");
+		o->source[o->n++] = arg;
+		return true;
+	case 0x101:
+		if (o->nkeys == PC_RECONCILE_MAX_TAPS)
+			fail(2, "--tap-key", arg, "too many taps");
+		o->key[o->nkeys++] = arg;
+		return true;
+	case 0x102:
+		if (pc_parse_duration(arg, &o->policy.offset_ns, &err) < 0)
+			fail(2, "--tap-clock-offset", arg, err.msg);
+		return true;
+	case 0x103:
+		if (pc_parse_rate(arg, &o->policy.line_bps, &err) < 0 || o->policy.line_bps == 0)
+			fail(2, "--tap-line-rate", arg, "not a rate (e.g. 100Gbps)");
+		return true;
+	}
+	return false;
+}
+
+void
+pc_taps_begin(struct pc_tap_opts *o, const struct pc_config *const *maps, size_t nmaps, bool json)
+{
+	if (o->n == 0)
+		return;
+	if (o->n != o->nkeys)
+		fail(2, "--tap", o->source[0], "give each --tap its --tap-key, in the same order");
+	rc = pc_reconcile_new(&o->policy, maps, nmaps);
+	if (rc == NULL)
+		fail(2, "--tap", o->source[0], "out of memory");
+	json_out = json;
+	if (json)
+		fputs("{\"shaper\":", stdout);
+}
+
+void
+take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf)
+{
+	pc_verify_record(v, rec, len, leaf);
+	if (rc == NULL)
+		return;
+	if (sink < 0)
+		pc_reconcile_shaper(rc, rec, len);
+	else
+		pc_reconcile_tap_record(rc, sink, rec, len);
+}
+
+/* The tap's own verification: its key, the declared maps, the verifier's policy. */
+static int
+verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *policy,
+	   pc_tap_reader read_log, const struct pc_config *const *maps, size_t nmaps, FILE *out)
+{
+	struct pc_verifier_key key;
+	struct pc_error err;
+
+	if (pc_verifier_key_load(o->key[i], &key, &err) < 0)
+		fail(2, "--tap-key", o->key[i], err.msg);
+	struct pc_verify *v = pc_verify_new_maps(&key, maps, nmaps);
+	if (v == NULL)
+		fail(2, "--tap", o->source[i], "out of memory");
+	pc_verify_set_policy(v, policy);
+	sink = pc_reconcile_tap(rc, o->source[i]);
+	read_log(v, o->source[i]);
+	int status = pc_verify_finish(v);
+	if (json_out)
+		pc_verify_print_json(v, out);
+	else
+		pc_verify_print_text(v, out);
+	pc_verify_free(v);
+	sink = -1;
+	return status;
+}
+
+int
+pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *policy,
+	    pc_tap_reader read_log)
+{
+	const struct pc_config *const *maps = pc_reconcile_maps(rc, NULL);
+	size_t nmaps;
+
+	(void)pc_reconcile_maps(rc, &nmaps);
+	if (json_out)
+		fputs(",\"taps\":[", stdout);
+	for (size_t i = 0; i < o->n; i++) {
+		if (json_out)
+			fputs(i ? "," : "", stdout);
+		else
+			printf("\ntap %zu: %s (verified with its own key)\n", i + 1, o->source[i]);
+		int s = verify_tap(o, i, policy, read_log, maps, nmaps, stdout);
+		if (s != 0) {
+			/* a tap log that does not verify is no evidence: nothing is reconciled with it */
+			pc_reconcile_tap_discard(rc, (int)i);
+			status = status ? status : s;
+		}
+	}
+	if (pc_reconcile_finish(rc) != 0 && status == 0)
+		status = 1;
+	if (json_out) {
+		fputs("],\"reconciliation\":", stdout);
+		pc_reconcile_print_json(rc, stdout);
+		fputs("}\n", stdout);
+	} else {
+		pc_reconcile_print_text(rc, stdout);
+	}
+	if (fflush(stdout) != 0)
+		fail(2, "stdout", "", strerror(errno));
+	pc_reconcile_free(rc);
+	rc = NULL;
+	return status;
+}
