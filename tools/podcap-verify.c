@@ -809,7 +809,9 @@ verify_main(int argc, char **argv)
 		die_io("%s", err.msg);
 	for (size_t i = 0; i < o.npod_maps; i++)
 		load_maps(&maps, o.pod_maps[i]);
-	struct pc_verify *v = pc_verify_new_maps(&key, maps.ptr, maps.n);
+	static const struct pc_config *mine[MAX_MAPS];
+	struct pc_verify *v =
+	    pc_verify_new_maps(&key, mine, pc_taps_maps_for(&o.taps, &key, maps.ptr, maps.n, mine));
 	if (v == NULL)
 		die_io("out of memory");
 	pc_verify_set_policy(v, &o.policy);

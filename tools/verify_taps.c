@@ -73,6 +73,19 @@ pc_taps_begin(struct pc_tap_opts *o, const struct pc_config *const *maps, size_t
 		fputs("{\"shaper\":", stdout);
 }
 
+size_t
+pc_taps_maps_for(const struct pc_tap_opts *o, const struct pc_verifier_key *key,
+		 const struct pc_config *const *maps, size_t n, const struct pc_config **out)
+{
+	size_t k = 0;
+	const char *id = strncmp(key->name, "podcap/", 7) == 0 ? key->name + 7 : key->name;
+
+	for (size_t i = 0; i < n; i++)
+		if (o->n == 0 || strcmp(maps[i]->appliance_id, id) == 0)
+			out[k++] = maps[i];
+	return k;
+}
+
 void
 take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf)
 {
@@ -85,6 +98,20 @@ take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *
 		pc_reconcile_tap_record(rc, sink, rec, len);
 }
 
+/* Every failure of v is of the envelope check: the log itself is sound. */
+static bool
+only_envelope(const struct pc_verify *v)
+{
+	uint64_t n = pc_verify_nfailures(v);
+
+	if (n == 0)
+		return false;
+	for (int c = 0; c < PC_VC_COUNT; c++)
+		if (c != PC_VC_ENVELOPE && pc_verify_failure_sum(v, (enum pc_verify_check)c)->count)
+			return false;
+	return true;
+}
+
 /* The tap's own verification: its key, the declared maps, the verifier's policy. */
 static int
 verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *policy,
@@ -95,7 +122,12 @@ verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *polic
 
 	if (pc_verifier_key_load(o->key[i], &key, &err) < 0)
 		fail(2, "--tap-key", o->key[i], err.msg);
-	struct pc_verify *v = pc_verify_new_maps(&key, maps, nmaps);
+	const struct pc_config **mine = calloc(nmaps ? nmaps : 1, sizeof(*mine));
+	if (mine == NULL)
+		fail(2, "--tap", o->source[i], "out of memory");
+	struct pc_verify *v =
+	    pc_verify_new_maps(&key, mine, pc_taps_maps_for(o, &key, maps, nmaps, mine));
+	free(mine);
 	if (v == NULL)
 		fail(2, "--tap", o->source[i], "out of memory");
 	pc_verify_set_policy(v, policy);
@@ -106,6 +138,19 @@ verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *polic
 		pc_verify_print_json(v, out);
 	else
 		pc_verify_print_text(v, out);
+	if (status != 0 && only_envelope(v)) {
+		/*
+		 * A tap's windows lag the shaper's bucket by up to the clock offset,
+		 * and the direction it sees before the shaper is what was offered,
+		 * which no cap holds: the strict envelope is not the tap's rule. The
+		 * reconciliation checks its passed direction with the offset allowed.
+		 */
+		if (!json_out)
+			printf("tap %zu: the envelope above is the shaper's rule; the tap's is "
+			       "checked with the clock offset allowed, below\n",
+			       i + 1);
+		status = 0;
+	}
 	pc_verify_free(v);
 	sink = -1;
 	return status;

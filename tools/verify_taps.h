@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "podcap/config.h"
+#include "podcap/keys.h"
 #include "podcap/reconcile.h"
 #include "podcap/verify.h"
 
@@ -38,6 +39,14 @@ bool pc_tap_arg(int c, const char *arg, struct pc_tap_opts *o);
 /* Before the shaper's log is read: exits 2 unless every --tap has its --tap-key. */
 void pc_taps_begin(struct pc_tap_opts *o, const struct pc_config *const *maps, size_t nmaps,
 		   bool json);
+/*
+ * With taps, --pod-map holds the maps of the shaper and of its taps: the
+ * ones of the appliance a key names (podcap/<id>) are put in out; returns
+ * how many. Without taps every map is the shaper's.
+ */
+size_t pc_taps_maps_for(const struct pc_tap_opts *o, const struct pc_verifier_key *key,
+			const struct pc_config *const *maps, size_t n,
+			const struct pc_config **out);
 /* Every record the shaper's log or a tap's log gives, on its way to v. */
 void take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf);
 /*

@@ -416,14 +416,22 @@ say_disagree(struct pc_reconcile *rc, const struct cmp *c, uint64_t from_ns, uin
 		return;
 	pc_utc_format(from_ns, a, sizeof(a));
 	pc_utc_format(to_ns, b, sizeof(b));
-	snprintf(f->msg, sizeof(f->msg),
-		 "tap %d: pod %s %s %s %s%s%s: the tap saw %s%" PRIu64 " B (%s%" PRIu64
-		 " frames) %s the shaper says %s, more than the %" PRIu64 " B the clocks allow",
-		 c->tap + 1, rc->ids[c->pod], pc_dir_name(c->d), run ? "windows" : "window", a,
-		 run ? " to " : "", run ? b : "", bytes < 0 ? "-" : "",
-		 (uint64_t)(bytes < 0 ? -bytes : bytes), frames < 0 ? "-" : "",
-		 (uint64_t)(frames < 0 ? -frames : frames), bytes < 0 ? "less than" : "more than",
-		 c->passed ? "passed" : "was offered (passed + dropped)", tol);
+	int n = snprintf(f->msg, sizeof(f->msg), "tap %d: pod %s %s %s %s%s%s: ", c->tap + 1,
+			 rc->ids[c->pod], pc_dir_name(c->d), run ? "windows" : "window", a,
+			 run ? " to " : "", run ? b : "");
+	const char *what = c->passed ? "passed" : "was offered (passed + dropped)";
+	if (n < 0 || (size_t)n >= sizeof(f->msg))
+		return;
+	if (bytes > (__int128)tol)
+		snprintf(f->msg + n, sizeof(f->msg) - (size_t)n,
+			 "the tap saw %" PRIu64 " B more than the shaper says %s (%+" PRId64
+			 " frames), more than the %" PRIu64 " B the clocks allow",
+			 (uint64_t)bytes, what, (int64_t)frames, tol);
+	else
+		snprintf(f->msg + n, sizeof(f->msg) - (size_t)n,
+			 "the tap saw %" PRIu64 " frames more than the shaper says %s (%+" PRId64
+			 " B), more than the %" PRIu64 " frames the clocks allow",
+			 (uint64_t)frames, what, (int64_t)bytes, tol / MIN_FRAME);
 }
 
 static uint64_t
@@ -453,8 +461,24 @@ compare_window(struct pc_reconcile *rc, struct cmp *c, const struct win *w, cons
 	uint64_t tol = add_sat(e_start, e_end);
 	uint64_t end_ns = w->start_ns + w->count * w->len_ns;
 
-	if ((db < 0 ? -db : db) > tol || (df < 0 ? -df : df) > tol / MIN_FRAME) {
+	if (db > tol || df > tol / MIN_FRAME) {
 		say_disagree(rc, c, w->start_ns, end_ns, db, df, tol, false);
+		c->run = false;
+		return;
+	}
+	/*
+	 * Less than the shaper says hides nothing from the cap: the tap or its
+	 * mirror missed frames its ports could not count, or the shaper
+	 * claims more than crossed. Either way the window is no evidence.
+	 */
+	if (-db > tol || -df > tol / MIN_FRAME) {
+		char why[160];
+		snprintf(why, sizeof(why),
+			 "the tap saw %" PRIu64
+			 " B less than the shaper says, more than the %" PRIu64
+			 " B the clocks allow: its mirror lost frames, or the shaper over-reports",
+			 (uint64_t)-db, tol);
+		say_unreconciled(rc, c, w->start_ns, why);
 		c->run = false;
 		return;
 	}
@@ -474,11 +498,12 @@ compare_window(struct pc_reconcile *rc, struct cmp *c, const struct win *w, cons
 	c->run_frames += df;
 	c->run_end_ns = end_ns;
 	tol = add_sat(c->run_bound, e_end);
-	if ((c->run_bytes < 0 ? -c->run_bytes : c->run_bytes) > tol ||
-	    (c->run_frames < 0 ? -c->run_frames : c->run_frames) > tol / MIN_FRAME) {
+	if (c->run_bytes > tol || c->run_frames > tol / MIN_FRAME) {
 		say_disagree(rc, c, c->run_start_ns, end_ns, c->run_bytes, c->run_frames, tol,
 			     true);
 		c->run = false;
+	} else if (-c->run_bytes > tol || -c->run_frames > tol / MIN_FRAME) {
+		c->run = false; /* short over the run: the next window starts another */
 	}
 }
 
@@ -550,6 +575,68 @@ compare_pod(struct pc_reconcile *rc, struct cmp *c)
 	}
 }
 
+/*
+ * The verifier's own evidence that the cap held: over every run of a tap's
+ * consecutive windows of one pod, with its limits unchanged, in the
+ * direction the tap sees passed, the bytes it saw stay within burst + cap x
+ * (the run's time + twice the offset), for its windows' boundaries may lie
+ * up to the offset from the shaper's bucket's time on either side. The
+ * worst run ending at each window is found as the largest sum of (bytes -
+ * cap x window) ending there, in one pass.
+ */
+static void
+tap_envelope(struct pc_reconcile *rc, int tap, uint32_t pod, enum pc_dir d, struct tally *t)
+{
+	const struct log *l = &rc->taps[tap];
+	const struct win *prev = NULL;
+	const struct obs *po = NULL;
+	__int128 best = 0, bytes = 0;
+	uint64_t from = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct win *w = &l->w[i];
+		const struct obs *o = find_obs(w, pod, pod);
+		if (o == NULL) {
+			prev = NULL;
+			continue;
+		}
+		/* bit-ns scaled to bytes x 8e9 */
+		__int128 earn = (__int128)o->cap_bps * (w->count * w->len_ns);
+		__int128 x = (__int128)o->pass_bytes[d] * 8000000000ll - earn;
+		if (prev == NULL || !adjacent(prev, w) || po->cap_bps != o->cap_bps ||
+		    po->burst_bytes != o->burst_bytes || best < 0) {
+			best = 0;
+			bytes = 0;
+			from = w->start_ns;
+		}
+		best += x;
+		bytes += o->pass_bytes[d];
+		prev = w;
+		po = o;
+		uint64_t allow = o->burst_bytes + 2 * (uint64_t)w->max_frame;
+		__int128 slack = (__int128)o->cap_bps * (2 * rc->policy.offset_ns);
+		if (best > (__int128)allow * 8000000000ll + slack) {
+			char a[PC_UTC_LEN], b[PC_UTC_LEN];
+			struct finding *f = finding(rc, true);
+			t->disagree++;
+			if (f != NULL) {
+				pc_utc_format(from, a, sizeof(a));
+				pc_utc_format(w->start_ns + w->count * w->len_ns, b, sizeof(b));
+				snprintf(f->msg, sizeof(f->msg),
+					 "tap %d: pod %s %s: the tap saw %" PRIu64
+					 " B pass from %s to %s, "
+					 "more than burst %" PRIu64 " B + cap %" PRIu64
+					 " bit/s x (that time + 2 x the clock offset) allows: the "
+					 "cap did "
+					 "not hold",
+					 tap + 1, rc->ids[pod], pc_dir_name(d), (uint64_t)bytes, a,
+					 b, o->burst_bytes, o->cap_bps);
+			}
+			best = -1; /* start again after the window that broke it */
+		}
+	}
+}
+
 uint64_t
 pc_reconcile_finish(struct pc_reconcile *rc)
 {
@@ -576,6 +663,8 @@ pc_reconcile_finish(struct pc_reconcile *rc)
 					.t = &rc->tally[t * per_tap + p * PC_DIR_COUNT + d]
 				};
 				compare_pod(rc, &c);
+				if (c.passed)
+					tap_envelope(rc, t, p, (enum pc_dir)d, c.t);
 				rc->total_agree += c.t->agree;
 				rc->total_unrec += c.t->unreconciled;
 				rc->total_fail += c.t->disagree;
