@@ -278,6 +278,21 @@ pc_topology()
 	    dev eth0 nud permanent
 }
 
+# pc_mirror NS DEV HOOK TARGET: copies every frame DEV (in namespace NS, ""
+# the sandbox root) sees on HOOK (ingress or egress) to TARGET, with the
+# kernel's own tools (u32 and mirred: this kernel has no matchall). A tap
+# reads the far end of TARGET's veth.
+pc_mirror()
+{
+	local ns=$1 dev=$2 hook=$3 target=$4 run=""
+
+	[ -n "$ns" ] && run="ip netns exec $ns"
+	$run tc qdisc replace dev "$dev" clsact 2>/dev/null ||
+	    $run tc qdisc add dev "$dev" clsact || pc_die "clsact on $dev"
+	$run tc filter add dev "$dev" "$hook" protocol all u32 match u32 0 0 \
+	    action mirred egress mirror dev "$target" || pc_die "mirror $dev $hook -> $target"
+}
+
 # pc_render TEMPLATE OUT: a pod map from a template (@TMPDIR@ -> $PC_TMP).
 pc_render()
 {

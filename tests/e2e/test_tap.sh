@@ -48,17 +48,6 @@ fail()
 	failures=$((failures + 1))
 }
 
-# mirror DEV HOOK TARGET: copies every frame DEV sees on HOOK (ingress or
-# egress of its clsact) to TARGET (u32 and mirred: this kernel has no matchall).
-mirror()
-{
-	local run=$1 dev=$2 hook=$3 target=$4
-
-	$run tc qdisc replace dev "$dev" clsact 2>/dev/null || $run tc qdisc add dev "$dev" clsact
-	$run tc filter add dev "$dev" "$hook" protocol all u32 match u32 0 0 \
-	    action mirred egress mirror dev "$target" || pc_die "mirror $dev $hook -> $target"
-}
-
 # tap_map NAME ROLE UP_IF DOWN_IF: a tap's pod map, the shaper's pods.
 tap_map()
 {
@@ -107,10 +96,10 @@ pc_veth "" tpu_m "" tpu
 pc_veth podsw tpd_m "" tpd
 pc_veth fabric tfu_m "" tfu
 pc_veth "" tfd_m "" tfd
-mirror "" vpod0 ingress tpu_m
-mirror "ip netns exec podsw" sw-cap ingress tpd_m
-mirror "ip netns exec fabric" eth0 ingress tfu_m
-mirror "" vfab0 ingress tfd_m
+pc_mirror "" vpod0 ingress tpu_m
+pc_mirror podsw sw-cap ingress tpd_m
+pc_mirror fabric eth0 ingress tfu_m
+pc_mirror "" vfab0 ingress tfd_m
 
 pc_render "$here/podmap.yaml.in" "$PC_TMP/podmap.yaml"
 pc_keygen podcap/e2e "$PC_TMP/appliance.key" || pc_die "podcap-keygen failed"
