@@ -15,6 +15,7 @@
 #include "podcap/clock.h"
 #include "podcap/reconcile.h"
 #include "podcap/record.h"
+#include "podcap/verify.h"
 
 #define MIN_FRAME     14    /* podcapd counts no shorter frame against a pod */
 #define ANY_MAX_FRAME 16384 /* the largest max_frame a pod map allows */
@@ -683,11 +684,18 @@ side_name(uint8_t side)
 					 : "side unknown";
 }
 
+/* What was compared for tap t, pod p and direction d; NULL when nothing was. */
+static const struct tally *
+row(const struct pc_reconcile *rc, int t, uint32_t p, int d)
+{
+	const struct tally *y = &rc->tally[((size_t)t * rc->nids + p) * PC_DIR_COUNT + (size_t)d];
+
+	return y->agree + y->unreconciled + y->disagree == 0 ? NULL : y;
+}
+
 void
 pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
 {
-	size_t per_tap = rc->nids * PC_DIR_COUNT;
-
 	fprintf(f, "\nreconciliation (clock offset %" PRIu64 " ns, line rate %" PRIu64 " bit/s)\n",
 		rc->policy.offset_ns, rc->policy.line_bps);
 	for (int t = 0; t < rc->ntaps; t++) {
@@ -695,9 +703,8 @@ pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
 			side_name(rc->taps[t].side));
 		for (uint32_t p = 0; p < rc->nids; p++)
 			for (int d = 0; d < PC_DIR_COUNT; d++) {
-				const struct tally *y =
-				    &rc->tally[t * per_tap + p * PC_DIR_COUNT + d];
-				if (y->agree + y->unreconciled + y->disagree == 0)
+				const struct tally *y = row(rc, t, p, d);
+				if (y == NULL)
 					continue;
 				fprintf(f,
 					"  %s %s (%s): %" PRIu64
@@ -723,41 +730,23 @@ pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
 		rc->total_unrec, rc->total_fail);
 }
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void
 pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f)
 {
-	size_t per_tap = rc->nids * PC_DIR_COUNT;
-
 	fprintf(f, "{\"offset_ns\":%" PRIu64 ",\"line_bps\":%" PRIu64 ",\"taps\":[",
 		rc->policy.offset_ns, rc->policy.line_bps);
 	for (int t = 0; t < rc->ntaps; t++) {
 		fprintf(f, "%s{\"source\":", t ? "," : "");
-		json_str(f, rc->taps[t].source);
+		pc_json_string(f, rc->taps[t].source);
 		fprintf(f, ",\"side\":\"%s\",\"pods\":[", side_name(rc->taps[t].side));
 		bool first = true;
 		for (uint32_t p = 0; p < rc->nids; p++)
 			for (int d = 0; d < PC_DIR_COUNT; d++) {
-				const struct tally *y =
-				    &rc->tally[t * per_tap + p * PC_DIR_COUNT + d];
-				if (y->agree + y->unreconciled + y->disagree == 0)
+				const struct tally *y = row(rc, t, p, d);
+				if (y == NULL)
 					continue;
 				fprintf(f, "%s{\"pod\":", first ? "" : ",");
-				json_str(f, rc->ids[p]);
+				pc_json_string(f, rc->ids[p]);
 				fprintf(f,
 					",\"dir\":\"%s\",\"agree\":%" PRIu64
 					",\"unreconciled\":%" PRIu64 ",\"disagree\":%" PRIu64
@@ -773,7 +762,7 @@ pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f)
 	for (uint64_t i = 0; i < rc->nkept; i++) {
 		fprintf(f, "%s{\"failure\":%s,\"message\":", i ? "," : "",
 			rc->found[i].failure ? "true" : "false");
-		json_str(f, rc->found[i].msg);
+		pc_json_string(f, rc->found[i].msg);
 		fputc('}', f);
 	}
 	fprintf(f,
