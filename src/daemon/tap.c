@@ -8,7 +8,13 @@
  * frame; once per window per port it reads the port's counters of frames
  * it could not deliver (docs/reconcile.md, "What a tap did not see").
  */
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
@@ -25,7 +31,11 @@
 /* The port counters read at the last boundary, per worker: private to it. */
 struct tap_mark {
 	uint64_t missed, nombuf, errors;
+	int fd;          /* af_packet: its interface's rx_packets in sysfs, else -1 */
+	uint64_t behind; /* the most the kernel's count was ahead of the port's */
 };
+
+#define DRAIN_BURSTS 8
 
 static struct tap_mark marks[RTE_MAX_LCORE][PC_MAX_UPLINKS][PC_DIR_COUNT];
 
@@ -52,8 +62,76 @@ observe(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d
 }
 
 /*
+ * DPDK 22.11's net_af_packet reports no imissed: the frames its kernel ring
+ * dropped are only in the interface's count of frames received, which the
+ * port's count of frames delivered then trails. Opened once, at start.
+ */
+static int
+kernel_counter(const char *devargs)
+{
+	const char *p = strstr(devargs, "iface=");
+	char name[IF_NAMESIZE], path[96];
+
+	if (strncmp(devargs, "net_af_packet", 13) != 0 || p == NULL)
+		return -1;
+	p += 6;
+	size_t n = strcspn(p, ",");
+	if (n == 0 || n >= sizeof(name))
+		return -1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static bool
+kernel_read(int fd, uint64_t *v)
+{
+	char buf[32];
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	*v = strtoull(buf, NULL, 10);
+	return true;
+}
+
+/*
+ * How far the kernel's count is ahead of the port's: frames dropped, or
+ * still on their way into the ring. Only a new largest lag is charged, so
+ * frames in flight at one boundary are not charged again at the next; a
+ * loss hides only while the lag stays below the largest seen before.
+ */
+static uint64_t
+kernel_missed(struct tap_mark *mk, bool have, uint64_t kernel, uint64_t delivered)
+{
+	uint64_t lag = kernel > delivered ? kernel - delivered : 0;
+
+	if (!have || lag <= mk->behind)
+		return 0;
+	uint64_t n = lag - mk->behind;
+	mk->behind = lag;
+	return n;
+}
+
+/* Receives what waits in the port's ring, into the bank counted in: it arrived before now. */
+static void
+drain(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d)
+{
+	struct rte_mbuf *pkts[PC_BURST];
+
+	for (int k = 0; k < DRAIN_BURSTS; k++) {
+		uint16_t n = rte_eth_rx_burst(t->uplinks[u].port[d], 0, pkts, PC_BURST);
+		observe(w, t, u, d, pkts, n);
+		if (n < PC_BURST)
+			return;
+	}
+}
+
+/*
  * Charges what each port of this worker's uplinks could not deliver since
- * the last reading to the bank it counts in. Called at each boundary, once
+ * the last reading to the bank it counts in. Called at each boundary, while
  * the bank of the closing window is still the one counted in, and at stop.
  */
 static void
@@ -65,13 +143,20 @@ read_losses(struct pc_worker *w, const struct pc_table *t)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct tap_mark *mk = &marks[w->index][u][d];
 			struct rte_eth_stats st;
+			uint64_t kernel = 0;
+			bool have = kernel_read(mk->fd, &kernel);
+			drain(w, t, u, (enum pc_dir)d);
 			if (rte_eth_stats_get(t->uplinks[u].port[d], &st) != 0)
 				continue;
 			struct pc_seen_ctr *c = &w->bank->seen[u][d];
-			pc_ctr_add(&c->missed, st.imissed - mk->missed);
+			pc_ctr_add(&c->missed,
+				   st.imissed - mk->missed +
+				       kernel_missed(mk, have, kernel, st.ipackets));
 			pc_ctr_add(&c->nombuf, st.rx_nombuf - mk->nombuf);
 			pc_ctr_add(&c->errors, st.ierrors - mk->errors);
-			*mk = (struct tap_mark){ st.imissed, st.rx_nombuf, st.ierrors };
+			mk->missed = st.imissed;
+			mk->nombuf = st.rx_nombuf;
+			mk->errors = st.ierrors;
 		}
 	}
 }
@@ -82,11 +167,22 @@ mark_start(struct pc_worker *w, const struct pc_table *t)
 {
 	for (unsigned u = 0; u < t->cfg.nuplinks; u++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			struct tap_mark *mk = &marks[w->index][u][d];
 			struct rte_eth_stats st;
-			if (t->uplinks[u].worker == w->index &&
-			    rte_eth_stats_get(t->uplinks[u].port[d], &st) == 0)
-				marks[w->index][u][d] =
-				    (struct tap_mark){ st.imissed, st.rx_nombuf, st.ierrors };
+			uint64_t kernel = 0;
+
+			if (t->uplinks[u].worker != w->index)
+				continue;
+			mk->fd = kernel_counter(d == PC_DIR_UP ? t->cfg.uplinks[u].pod_port
+							       : t->cfg.uplinks[u].fabric_port);
+			bool have = kernel_read(mk->fd, &kernel);
+			if (rte_eth_stats_get(t->uplinks[u].port[d], &st) != 0)
+				continue;
+			mk->missed = st.imissed;
+			mk->nombuf = st.rx_nombuf;
+			mk->errors = st.ierrors;
+			mk->behind = 0;
+			(void)kernel_missed(mk, have, kernel, st.ipackets);
 		}
 }
 
@@ -135,6 +231,10 @@ pc_tap_main(void *arg)
 		__atomic_store_n(&w->loops, w->loops + 1, __ATOMIC_RELAXED);
 	}
 	read_losses(w, w->table);
+	for (unsigned u = 0; u < PC_MAX_UPLINKS; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+			if (marks[w->index][u][d].fd > 0)
+				close(marks[w->index][u][d].fd);
 	PC_LOG(INFO, "tap worker %u stopped\n", w->index);
 	return 0;
 }

@@ -99,6 +99,9 @@ pc_sandbox()
 	# A private /run: `ip netns` keeps its namespaces in /run/netns, DPDK
 	# its runtime files in /run/dpdk; none of it reaches the host's /run.
 	mount -t tmpfs -o mode=0755 pc-run /run || pc_die "tmpfs on /run"
+	# sysfs shows the network namespace of whoever mounted it: this one's
+	# links, for the taps' counters (/sys/class/net/*/statistics)
+	mount -t sysfs pc-sys /sys || pc_die "sysfs on /sys"
 	mkdir -p /run/netns /run/dpdk
 	# Hugepage files, if the host has hugepages, vanish with the sandbox.
 	if [ -d /dev/hugepages ] && grep -qs hugetlbfs /proc/filesystems; then

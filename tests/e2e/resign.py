@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The operator's lie: a copy of a ledger with one window's bytes hidden, re-signed.
 
-    resign.py LEDGER KEY OUT POD DIR HIDE_BYTES
+    resign.py LEDGER KEY OUT POD DIR HIDE_BYTES [SKIP_UTC...]
 
 Copies the ledger LEDGER to OUT with the WINDOW record in which POD passed
-the most bytes in direction DIR (up or down) claiming HIDE_BYTES fewer,
+the most bytes in direction DIR (up or down), of those not starting at a
+SKIP_UTC time (e.g. 2024-01-01T00:00:03Z), claiming HIDE_BYTES fewer,
 recomputes the leaf hashes and the RFC 6962 root, and signs a checkpoint
 with the appliance's key KEY (libsodium, as podcapd's signer does): a log
 that passes every check of podcap-verify on its own. Prints the window's
@@ -14,6 +15,7 @@ start (ns) and the bytes it now claims.
 import base64
 import ctypes
 import ctypes.util
+import datetime
 import hashlib
 import os
 import struct
@@ -85,12 +87,16 @@ def sign(key_path, body):
 def main():
     ledger, key, out, pod, direction, hide = sys.argv[1:7]
     hide = int(hide)
+    skip = {int(datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()) * 10**9 for t in sys.argv[7:]}
     recs = records(ledger)
     best, best_bytes = None, -1
     for i, r in enumerate(recs):
         if r[1] != 2:
             continue
         o = pass_bytes_offsets(r, pod, direction)
+        if struct.unpack(">Q", r[3 + r[2] + 8:3 + r[2] + 16])[0] in skip:
+            continue
         if o is not None and struct.unpack(">Q", r[o:o + 8])[0] > best_bytes:
             best, best_bytes = i, struct.unpack(">Q", r[o:o + 8])[0]
     if best is None or best_bytes < hide:

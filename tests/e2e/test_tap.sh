@@ -14,7 +14,9 @@
 #      difference (exit 1);
 #   4. a lossy mirror (a tbf qdisc dropping copies on the mirror path): the tap
 #      sees less than crossed, and those windows are reported unreconciled,
-#      never as a lie (exit 0).
+#      never as a lie (exit 0); meanwhile the pod-side tap is stalled for 2 s
+#      (SIGSTOP), its receive rings overrun, it records the loss in its
+#      OBSERVE records, and those windows are unreconciled too.
 #
 # PC_E2E_FULL=1 runs iperf3 for 30 s each way instead of 4 (quick mode, the
 # default, is what tools/check runs). Needs root; exits 0, 1 or 77.
@@ -56,7 +58,7 @@ tap_map()
 	sed -e "s|id: e2e|id: $name\n  role: $role\n  listen: 127.0.0.1:0|" \
 	    -e "s|@TMPDIR@/appliance.key|@TMPDIR@/$name.key|" \
 	    -e "s|@TMPDIR@/ledger|@TMPDIR@/$name.ledger|" \
-	    -e "s|iface=vpod0|iface=$up|; s|iface=vfab0|iface=$down|" \
+	    -e "s|iface=vpod0|iface=$up,framecnt=8192|; s|iface=vfab0|iface=$down,framecnt=8192|" \
 	    -e "s|net_af_packet0|net_af_packet$n|; s|net_af_packet1|net_af_packet$((n + 1))|" \
 	    "$here/podmap.yaml.in" >"$PC_TMP/$name.yaml.in"
 	pc_render "$PC_TMP/$name.yaml.in" "$PC_TMP/$name.yaml"
@@ -167,9 +169,16 @@ for line in "pod-00 up (passed)" "pod-00 down (passed)" "pod-00 up (offered)" "p
 	fi
 done
 
-# 3. the lie: one window's up bytes hidden, re-signed with the shaper's key
+# 3. the lie: one window's up bytes hidden, re-signed with the shaper's key,
+# in a window the fabric-side tap fully saw (one it did not is no evidence)
+unseen=$(sed -n 's/^unreconciled: tap 2: pod pod-00 up window \([^ ]*\): .*/\1/p' "$PC_TMP/honest.txt" |
+    tr -d :)
+unseen=$(for t in $unseen; do
+	printf '%s-%s-%sT%s:%s:%sZ ' "${t:0:4}" "${t:5:2}" "${t:8:2}" "${t:11:2}" "${t:13:2}" "${t:15:2}"
+done)
+# shellcheck disable=SC2086
 read -r lie_ns lie_claim < <("$PC_PYTHON" "$here/resign.py" "$PC_TMP/ledger" \
-    "$PC_TMP/appliance.key" "$PC_TMP/forged" pod-00 up 4000000) || pc_die "resign.py failed"
+    "$PC_TMP/appliance.key" "$PC_TMP/forged" pod-00 up 4000000 $unseen) || pc_die "resign.py failed"
 lie_at=$("$PC_PYTHON" -c 'import sys, datetime
 print(datetime.datetime.fromtimestamp(int(sys.argv[1]) // 10**9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$lie_ns")
 pc_fg "$PODCAP_VERIFY" --key "$PC_TMP/appliance.key.pub" --ledger "$PC_TMP/forged" \
@@ -196,8 +205,14 @@ tap_start fabric-tap
 tap_start pod-tap
 pc_podcapd_start "$PC_TMP/podmap.yaml" || exit 1
 sleep 2
-pc_fg pc_ns pod0 timeout -k 5 $((IPERF_S + 30)) iperf3 -c "$PC_FABRIC_IP" -p 5201 -t "$IPERF_S" \
-    >"$PC_TMP/up2.txt" 2>&1 || fail "iperf3 up (lossy mirror) failed"
+pc_ns pod0 timeout -k 5 $((IPERF_S + 30)) iperf3 -c "$PC_FABRIC_IP" -p 5201 -t "$IPERF_S" \
+    >"$PC_TMP/up2.txt" 2>&1 &
+iperf_pid=$!
+sleep 1
+kill -STOP "$pod_tap_pid"
+sleep 2
+kill -CONT "$pod_tap_pid"
+wait "$iperf_pid" || fail "iperf3 up (lossy mirror) failed"
 sleep 2
 pc_podcapd_stop || fail "the shaper did not stop cleanly"
 sleep 1.5
@@ -211,6 +226,27 @@ if [ "$rc" = 0 ] && [ "$short" -ge 1 ] && ! grep -q '^reconcile:' "$PC_TMP/lossy
 else
 	fail "lossy mirror: exit $rc, $short windows unreconciled as short"
 	grep -E '^(reconcile|unreconciled|RECONCILE|reconciled)' "$PC_TMP/lossy.txt" | head -n 10
+fi
+
+lost=$("$PC_PYTHON" - "$PC_TMP/pod-tap.ledger/records" <<'EOF'
+import struct, sys
+data, off, lost = open(sys.argv[1], "rb").read(), 0, 0
+while off + 4 <= len(data):
+    n = struct.unpack(">I", data[off:off + 4])[0]
+    r = data[off + 4:off + 4 + n]
+    off += 4 + n + 32
+    if r[1] == 8:  # OBSERVE: side, nseen, then per uplink its name and up/down missed, nombuf, errors
+        o = 3 + r[2] + 32 + 64 + 8 + 5
+        o += 1 + r[o]
+        lost += sum(struct.unpack(">6Q", r[o:o + 48]))
+print(lost)
+EOF
+)
+stalled=$(grep -c "^unreconciled: tap 1: .*its ports lost frames" "$PC_TMP/lossy.txt")
+if [ "${lost:-0}" -gt 0 ] && [ "$stalled" -ge 1 ]; then
+	pass "stalled pod-side tap: its OBSERVE records count $lost frames its rings dropped; $stalled windows unreconciled for it"
+else
+	fail "stalled pod-side tap: OBSERVE records count ${lost:-?} lost frames, $stalled windows unreconciled for it"
 fi
 
 [ "$failures" = 0 ] || exit 1
