@@ -16,6 +16,9 @@
 
 #include "podcap/bytes.h"
 #include "podcap/record.h"
+#include "podcap/verify.h"
+
+#include "testutil.h"
 
 static struct pc_record_seen seen[2] = {
 	{ .name = "up0", .missed = { 1, 2 }, .nombuf = { 3, 4 }, .errors = { 5, 6 } },
@@ -134,12 +137,83 @@ test_type_rules(void **state)
 	expect_refused(out, 107 + 4);
 }
 
+/* A tap's log: START, then each WINDOW followed by its OBSERVE. */
+static void
+tap_log(struct pc_test_log *lg, int windows)
+{
+	struct pc_record_pod pod = { .id = "p",
+				     .uplink = "up0",
+				     .cap_bps = 1000000000,
+				     .burst_bytes = 100000,
+				     .mode = PC_MODE_POLICE };
+	struct pc_record_link link = { .name = "up0" };
+	struct pc_record r = { .type = PC_REC_START,
+			       .appliance_id = "tap1",
+			       .window_len_ns = 1000000000,
+			       .window_start_ns = 5000000000,
+			       .npods = 1,
+			       .pods = &pod };
+
+	memset(lg, 0, sizeof(*lg));
+	pc_test_log_push(lg, &r);
+	for (int k = 0; k < windows; k++) {
+		r = (struct pc_record){ .type = PC_REC_WINDOW,
+					.appliance_id = "tap1",
+					.window_len_ns = 1000000000,
+					.window_start_ns = 5000000000ull + k * 1000000000ull,
+					.window_count = 1,
+					.npods = 1,
+					.pods = &pod,
+					.nlinks = 1,
+					.links = &link };
+		pod.dir[PC_DIR_UP].pass_frames = 10;
+		pod.dir[PC_DIR_UP].pass_bytes = 1000;
+		pc_test_log_push(lg, &r);
+		struct pc_record o = observe();
+		o.window_start_ns = r.window_start_ns;
+		o.window_len_ns = r.window_len_ns;
+		o.window_count = 1;
+		o.nseen = 1;
+		pc_test_log_push(lg, &o);
+		memset(pod.dir, 0, sizeof(pod.dir));
+	}
+}
+
+/* The verifier takes an OBSERVE over the windows just logged, and refuses one over others. */
+static void
+test_verifier_rule(void **state)
+{
+	struct pc_verifier_key vk;
+	struct pc_signer_key *k = pc_test_key("podcap/tap1", &vk);
+	struct pc_test_run o = { .vk = &vk };
+	struct pc_test_log lg;
+
+	(void)state;
+	tap_log(&lg, 3);
+	struct pc_verify *v = pc_test_verify_signed(&o, k, &lg);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	pc_verify_free(v);
+	/* the OBSERVE of window 1 moved after window 2: it covers windows not just logged */
+	pc_test_log_move(&lg, 4, 5);
+	v = pc_test_verify_signed(&o, k, &lg);
+	assert_true(pc_verify_nfailures(v) >= 1);
+	const struct pc_verify_failure *f = pc_verify_failure_at(v, 0);
+	assert_int_equal(f->check, PC_VC_SEQUENCE);
+	assert_int_equal(f->record, 5);
+	assert_non_null(
+	    strstr(f->msg, "observe record of windows other than the ones just logged"));
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+	pc_signer_key_free(k);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_type_rules),
+		cmocka_unit_test(test_verifier_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
