@@ -324,7 +324,7 @@ static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_rec
 	[PC_REC_RELOAD] = on_reload,
 	[PC_REC_STOP] = on_stop,
 	[PC_REC_CLOCK] = on_clock,
-	[PC_REC_OBSERVE] = on_observe,
+	[PC_REC_OBSERVE] = on_observe, /* a tap's */
 	[PC_REC_DECLARE] = pcv_audit_declare,
 	[PC_REC_ATTEST] = pcv_attest_record,
 };
