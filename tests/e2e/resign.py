@@ -21,19 +21,8 @@ import os
 import struct
 import sys
 
-
-def records(ledger):
-    out = []
-    with open(f"{ledger}/records", "rb") as f:
-        data = f.read()
-    off = 0
-    while off + 4 <= len(data):
-        n = struct.unpack(">I", data[off:off + 4])[0]
-        if off + 4 + n + 32 > len(data):
-            break
-        out.append(bytearray(data[off + 4:off + 4 + n]))
-        off += 4 + n + 32
-    return out
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from daemon import ledger_entries  # noqa: E402
 
 
 def pass_bytes_offsets(rec, pod, direction):
@@ -89,7 +78,7 @@ def main():
     hide = int(hide)
     skip = {int(datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(
         tzinfo=datetime.timezone.utc).timestamp()) * 10**9 for t in sys.argv[7:]}
-    recs = records(ledger)
+    recs = ledger_entries(ledger)
     best, best_bytes = None, -1
     for i, r in enumerate(recs):
         if r[1] != 2:

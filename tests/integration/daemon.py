@@ -5,6 +5,7 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -172,3 +173,19 @@ class Checks:
     def finish(self):
         print(f"{'PASS' if not self.failures else 'FAIL'}: {len(self.failures)} failed")
         return 1 if self.failures else 0
+
+
+def ledger_entries(ledger):
+    """Each record's bytes, in order, from a ledger directory's records file (its framing:
+    a 4-byte length, the record, its 32-byte leaf hash); a torn tail is left out."""
+    out = []
+    with open(f"{ledger}/records", "rb") as f:
+        data = f.read()
+    off = 0
+    while off + 4 <= len(data):
+        n = struct.unpack(">I", data[off:off + 4])[0]
+        if off + 4 + n + 32 > len(data):
+            break
+        out.append(bytearray(data[off + 4:off + 4 + n]))
+        off += 4 + n + 32
+    return out

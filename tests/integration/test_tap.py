@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemon import Checks, Podcapd  # noqa: E402
+from daemon import Checks, Podcapd, ledger_entries  # noqa: E402
 from frames import ETH_IPV4, eth, ipv4_packet, read_pcap, write_pcap  # noqa: E402
 
 PODCAPD = os.environ.get("PODCAPD") or sys.argv[1]
@@ -96,19 +96,6 @@ def totals(report):
     return pods, links
 
 
-def records(ledger):
-    """Each record's bytes, in order, from the ledger's records file."""
-    out = []
-    with open(f"{ledger}/records", "rb") as f:
-        data = f.read()
-    off = 0
-    while off + 4 <= len(data):
-        n = struct.unpack(">I", data[off:off + 4])[0]
-        out.append(data[off + 4:off + 4 + n])
-        off += 4 + n + 32
-    return out
-
-
 def span(rec):
     """(type, window_start_ns, window_len_ns, window_count) of a record."""
     n = rec[2]
@@ -131,7 +118,7 @@ def observe_losses(rec):
 
 
 def check_observes(check, name, ledger, side):
-    recs = records(ledger)
+    recs = ledger_entries(ledger)
     windows = observes = 0
     for i, r in enumerate(recs):
         if r[1] == 2:
