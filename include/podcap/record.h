@@ -62,6 +62,7 @@ struct pc_record_attest {
 #define PC_POD_MODE_POLICE 0x01
 #define PC_POD_MODE_WINDOW 0x02
 #define PC_POD_MODE_BITS   (PC_POD_MODE_POLICE | PC_POD_MODE_WINDOW)
+
 /* What a tap's receive ports report they could not deliver, per direction (OBSERVE). */
 struct pc_record_seen {
 	char name[PC_ID_LEN];          /* the uplink */

@@ -196,9 +196,9 @@ add_window(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 		o->cap_bps = p->cap_bps;
 		o->burst_bytes = p->burst_bytes;
 		o->mode = p->mode;
-		o->queue_delay_ns = p->mode == PC_MODE_POLICE ? 0
-		    : k >= 0                                  ? map->pods[k].limits.queue_delay_ns
-							      : QUEUE_UNKNOWN;
+		o->queue_delay_ns = (p->mode & PC_POD_MODE_POLICE) ? 0
+		    : k >= 0 ? map->pods[k].limits.queue_delay_ns
+			     : QUEUE_UNKNOWN;
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
 			o->pass_bytes[d] = p->dir[d].pass_bytes;
 			o->pass_frames[d] = p->dir[d].pass_frames;
