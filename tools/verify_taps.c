@@ -98,16 +98,20 @@ take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *
 		pc_reconcile_tap_record(rc, sink, rec, len);
 }
 
-/* Every failure of v is of the envelope check: the log itself is sound. */
+/*
+ * Every failure of v is of a check of what passed against the cap (the
+ * envelope, the window promise): the log itself is sound.
+ */
 static bool
-only_envelope(const struct pc_verify *v)
+only_cap_checks(const struct pc_verify *v)
 {
 	uint64_t n = pc_verify_nfailures(v);
 
 	if (n == 0)
 		return false;
 	for (int c = 0; c < PC_VC_COUNT; c++)
-		if (c != PC_VC_ENVELOPE && pc_verify_failure_sum(v, (enum pc_verify_check)c)->count)
+		if (c != PC_VC_ENVELOPE && c != PC_VC_WINDOW &&
+		    pc_verify_failure_sum(v, (enum pc_verify_check)c)->count)
 			return false;
 	return true;
 }
@@ -138,7 +142,7 @@ verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *polic
 		pc_verify_print_json(v, out);
 	else
 		pc_verify_print_text(v, out);
-	if (status != 0 && only_envelope(v)) {
+	if (status != 0 && only_cap_checks(v)) {
 		/*
 		 * A tap's windows lag the shaper's bucket by up to the clock offset,
 		 * and the direction it sees before the shaper is what was offered,
@@ -146,9 +150,11 @@ verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *polic
 		 * reconciliation checks its passed direction with the offset allowed.
 		 */
 		if (!json_out)
-			printf("tap %zu: the envelope above is the shaper's rule; the tap's is "
-			       "checked with the clock offset allowed, below\n",
-			       i + 1);
+			printf(
+			    "tap %zu: the envelope and window checks above are the shaper's "
+			    "rules; the tap's envelope is checked with the clock offset allowed, "
+			    "below\n",
+			    i + 1);
 		status = 0;
 	}
 	pc_verify_free(v);
