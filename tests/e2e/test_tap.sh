@@ -18,7 +18,7 @@
 #      (SIGSTOP), its receive rings overrun, it records the loss in its
 #      OBSERVE records, and those windows are unreconciled too.
 #
-# PC_E2E_FULL=1 runs iperf3 for 30 s each way instead of 4 (quick mode, the
+# PODCAP_E2E_FULL=1 runs iperf3 for 30 s each way instead of 4 (quick mode, the
 # default, is what tools/check runs). Needs root; exits 0, 1 or 77.
 
 set -u
@@ -37,7 +37,7 @@ command -v tc >/dev/null 2>&1 || pc_skip "tc not found"
 pc_sandbox "$@"
 
 IPERF_S=4
-[ -n "${PC_E2E_FULL:-}" ] && IPERF_S=30
+[ -n "${PODCAP_E2E_FULL:-}" ] && IPERF_S=30
 # one machine, one clock: the offset is the two observers' ring and
 # scheduling latencies, which on 2 shared cores reach tens of ms
 OFFSET=50ms
