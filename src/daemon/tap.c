@@ -223,8 +223,8 @@ pc_tap_main(void *arg)
 			if (q < 0)
 				continue;
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
-				uint16_t n = rte_eth_rx_burst(t->uplinks[u].port[d], (uint16_t)q, pkts,
-							      PC_BURST);
+				uint16_t n = rte_eth_rx_burst(t->uplinks[u].port[d], (uint16_t)q,
+							      pkts, PC_BURST);
 				observe(w, t, u, (enum pc_dir)d, pkts, n);
 			}
 		}
