@@ -379,8 +379,8 @@ declare_record_bytes(void **state)
 	buf[1] = 9;
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
 	assert_string_equal(err.msg, "record is truncated");
-	/* type 7 is not this record (8 is a tap's OBSERVE) */
-	buf[1] = 7;
+	/* nor is a type no record has (7 is ATTEST, 8 a tap's OBSERVE) */
+	buf[1] = 10;
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
 	assert_string_equal(err.msg, "unknown record type");
 }
