@@ -81,7 +81,8 @@ pc_taps_maps_for(const struct pc_tap_opts *o, const struct pc_verifier_key *key,
 	const char *id = strncmp(key->name, "podcap/", 7) == 0 ? key->name + 7 : key->name;
 
 	for (size_t i = 0; i < n; i++)
-		if (o->n == 0 || strcmp(maps[i]->appliance_id, id) == 0)
+		if (o->n == 0 || strcmp(maps[i]->origin, key->name) == 0 ||
+		    (maps[i]->origin[0] == '\0' && strcmp(maps[i]->appliance_id, id) == 0))
 			out[k++] = maps[i];
 	return k;
 }

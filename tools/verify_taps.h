@@ -41,8 +41,8 @@ void pc_taps_begin(struct pc_tap_opts *o, const struct pc_config *const *maps, s
 		   bool json);
 /*
  * With taps, --pod-map holds the maps of the shaper and of its taps: the
- * ones of the appliance a key names (podcap/<id>) are put in out; returns
- * how many. Without taps every map is the shaper's.
+ * ones of the log a key names (its appliance.origin, or podcap/<id>) are
+ * put in out; returns how many. Without taps every map is the shaper's.
  */
 size_t pc_taps_maps_for(const struct pc_tap_opts *o, const struct pc_verifier_key *key,
 			const struct pc_config *const *maps, size_t n,
