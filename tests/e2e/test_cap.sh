@@ -7,7 +7,7 @@
 #
 #   1. iperf3 TCP pod0 -> fabric and fabric -> pod0 moves 85-100 % of the
 #      cap, and podcapd's window counters agree with what iperf3 received;
-#   2. while pod0 saturates its uplink, pod1's pings see < 5 ms RTT;
+#   2. while pod0 saturates its uplink, pod1's pings see a median RTT < 5 ms;
 #   3. an address of no pod gets nothing through, either way;
 #   4. podcapd stops cleanly on SIGTERM, and then nothing crosses.
 #
@@ -210,16 +210,19 @@ pc_fg pc_ns pod1 ping -c 20 -i 0.2 -W 1 "$PC_FABRIC_IP" >"$PC_TMP/ping-pod1.txt"
 wait "$bulk_pid"
 bulk=$(pc_json_get "$bulk_json" end.sum_received.bits_per_second 2>/dev/null |
     awk '{ printf "%.2f", $1 / 1e6 }')
-read -r n_rtt max_rtt avg_rtt < <(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$PC_TMP/ping-pod1.txt" |
-    awk '{ n++; s += $1; if ($1 > m) m = $1 } END { printf "%d %.3f %.3f\n", n, m, n ? s / n : 0 }')
+# The median, not the maximum: one ping delayed by another program on a
+# busy host says nothing of podcapd, while pod1 queued behind pod0's
+# shaping queue would wait about its queue_delay on every ping.
+read -r n_rtt med_rtt max_rtt < <(sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' "$PC_TMP/ping-pod1.txt" |
+    sort -g | awk '{ v[n++] = $1 } END { printf "%d %.3f %.3f\n", n, n ? v[int((n - 1) / 2)] : 0, n ? v[n - 1] : 0 }')
 if [ -z "$bulk" ] || ! in_range "$bulk" "$(calc "0.85 * $CAP_MBPS")" "$CAP_MBPS"; then
 	fail "latency: pod0 did not run at 85-100 % of the cap during the pings (${bulk:-no result} Mbit/s)"
 elif [ "$n_rtt" != 20 ]; then
 	fail "latency: only $n_rtt of 20 pings from pod1 answered while pod0 ran at $bulk Mbit/s"
-elif awk -v m="$max_rtt" -v l="$RTT_LIMIT_MS" 'BEGIN { exit !(m + 0 < l + 0) }'; then
-	pass "latency: pod1 RTT max $max_rtt ms, avg $avg_rtt ms over 20 pings while pod0 ran at $bulk Mbit/s (want < $RTT_LIMIT_MS ms)"
+elif awk -v m="$med_rtt" -v l="$RTT_LIMIT_MS" 'BEGIN { exit !(m + 0 < l + 0) }'; then
+	pass "latency: pod1 RTT median $med_rtt ms, max $max_rtt ms over 20 pings while pod0 ran at $bulk Mbit/s (want a median < $RTT_LIMIT_MS ms)"
 else
-	fail "latency: pod1 RTT max $max_rtt ms, avg $avg_rtt ms while pod0 ran at $bulk Mbit/s (want < $RTT_LIMIT_MS ms)"
+	fail "latency: pod1 RTT median $med_rtt ms, max $max_rtt ms while pod0 ran at $bulk Mbit/s (want a median < $RTT_LIMIT_MS ms)"
 fi
 
 pc_podcapd_alive "the latency check" || exit 1
