@@ -845,6 +845,8 @@ verify_main(int argc, char **argv)
 	int rc = pc_verify_finish(v);
 	struct pc_witness_report wr;
 	int witnessed = o.witness.nkeys == 0 || judge_witnesses(v, &o.witness, &wr) == 0;
+	if (o.witness.nkeys > 0)
+		pc_verify_set_witness_result(v, &o.witness, &wr);
 	/* what this run took on the log's word: said even when the report is read by a program */
 	for (int w = 0; w < PC_VW_COUNT; w++)
 		if (pc_verify_warnings(v) & (1u << w))

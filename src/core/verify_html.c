@@ -766,7 +766,9 @@ html_plots(const struct pc_verify *v, FILE *f)
 /* ---- the sections, in the order of the page ---- */
 
 static void (*const html_sections[])(const struct pc_verify *, FILE *) = {
-	html_verdict, html_log, html_pods, html_events, html_indicators, html_plots,
+	html_verdict,          pcv_html_witnesses, pcv_html_attest,
+	pcv_html_declarations, html_log,           html_pods,
+	html_events,           html_indicators,    html_plots,
 };
 
 void
