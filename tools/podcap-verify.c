@@ -429,17 +429,28 @@ write_state(const char *path, const char *text, size_t len)
 	close(dfd);
 }
 
-/* The HTML report, whatever the verdict: a failed log is the one most worth a look. */
 static void
-write_html(const char *path, const struct pc_verify *v)
+close_html(const char *path, FILE *f)
+{
+	pc_html_end(f);
+	if (ferror(f) || fclose(f) != 0)
+		die_io("%s: %s", path, strerror(errno));
+}
+
+/*
+ * The HTML report, whatever the verdict: a failed log is the one most
+ * worth a look. Left open for the taps' section: they are verified after
+ * the shaper's log.
+ */
+static FILE *
+open_html(const char *path, const struct pc_verify *v)
 {
 	FILE *f = fopen(path, "w");
 
 	if (f == NULL)
 		die_io("%s: %s", path, strerror(errno));
-	pc_verify_print_html(v, f);
-	if (ferror(f) || fclose(f) != 0)
-		die_io("%s: %s", path, strerror(errno));
+	pc_verify_html_open(v, f);
+	return f;
 }
 
 static uint64_t
@@ -863,7 +874,7 @@ verify_main(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		die_io("stdout: %s", strerror(errno));
 	if (o.html != NULL)
-		write_html(o.html, v);
+		o.taps.html = open_html(o.html, v);
 	if (rc == 0 && !witnessed)
 		rc = 1;
 	if (rc == 0 && o.state != NULL) {
@@ -878,6 +889,8 @@ verify_main(int argc, char **argv)
 	pc_verify_free(v);
 	if (o.taps.n > 0)
 		rc = pc_taps_run(&o.taps, rc, &o.policy, read_tap);
+	if (o.taps.html != NULL)
+		close_html(o.html, o.taps.html);
 	for (size_t i = 0; i < maps.n; i++)
 		pc_config_free(&maps.cfg[i]);
 	return rc;
