@@ -429,17 +429,28 @@ write_state(const char *path, const char *text, size_t len)
 	close(dfd);
 }
 
-/* The HTML report, whatever the verdict: a failed log is the one most worth a look. */
 static void
-write_html(const char *path, const struct pc_verify *v)
+close_html(const char *path, FILE *f)
+{
+	pc_html_end(f);
+	if (ferror(f) || fclose(f) != 0)
+		die_io("%s: %s", path, strerror(errno));
+}
+
+/*
+ * The HTML report, whatever the verdict: a failed log is the one most
+ * worth a look. Left open for the taps' section: they are verified after
+ * the shaper's log.
+ */
+static FILE *
+open_html(const char *path, const struct pc_verify *v)
 {
 	FILE *f = fopen(path, "w");
 
 	if (f == NULL)
 		die_io("%s: %s", path, strerror(errno));
-	pc_verify_print_html(v, f);
-	if (ferror(f) || fclose(f) != 0)
-		die_io("%s: %s", path, strerror(errno));
+	pc_verify_html_open(v, f);
+	return f;
 }
 
 static uint64_t
@@ -845,6 +856,8 @@ verify_main(int argc, char **argv)
 	int rc = pc_verify_finish(v);
 	struct pc_witness_report wr;
 	int witnessed = o.witness.nkeys == 0 || judge_witnesses(v, &o.witness, &wr) == 0;
+	if (o.witness.nkeys > 0)
+		pc_verify_set_witness_result(v, &o.witness, &wr);
 	/* what this run took on the log's word: said even when the report is read by a program */
 	for (int w = 0; w < PC_VW_COUNT; w++)
 		if (pc_verify_warnings(v) & (1u << w))
@@ -861,7 +874,7 @@ verify_main(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		die_io("stdout: %s", strerror(errno));
 	if (o.html != NULL)
-		write_html(o.html, v);
+		o.taps.html = open_html(o.html, v);
 	if (rc == 0 && !witnessed)
 		rc = 1;
 	if (rc == 0 && o.state != NULL) {
@@ -876,6 +889,8 @@ verify_main(int argc, char **argv)
 	pc_verify_free(v);
 	if (o.taps.n > 0)
 		rc = pc_taps_run(&o.taps, rc, &o.policy, read_tap);
+	if (o.taps.html != NULL)
+		close_html(o.html, o.taps.html);
 	for (size_t i = 0; i < maps.n; i++)
 		pc_config_free(&maps.cfg[i]);
 	return rc;

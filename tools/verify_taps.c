@@ -172,7 +172,7 @@ pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *po
 
 	(void)pc_reconcile_maps(rc, &nmaps);
 	if (json_out)
-		fputs(",\"taps\":[", stdout);
+		printf(",\"taps_total\":%zu,\"taps\":[", o->n);
 	for (size_t i = 0; i < o->n; i++) {
 		if (json_out)
 			fputs(i ? "," : "", stdout);
@@ -194,6 +194,8 @@ pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *po
 	} else {
 		pc_reconcile_print_text(rc, stdout);
 	}
+	if (o->html != NULL)
+		pc_reconcile_print_html(rc, o->html);
 	if (fflush(stdout) != 0)
 		fail(2, "stdout", "", strerror(errno));
 	pc_reconcile_free(rc);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "podcap/config.h"
 #include "podcap/keys.h"
@@ -22,6 +23,7 @@ struct pc_tap_opts {
 	const char *source[PC_RECONCILE_MAX_TAPS];
 	const char *key[PC_RECONCILE_MAX_TAPS];
 	struct pc_reconcile_policy policy;
+	FILE *html; /* --html's page, open: the reconciliation's section goes there */
 };
 
 #define PC_TAP_OPTIONS                                                                            \

@@ -65,5 +65,7 @@ const struct pc_config *const *pc_reconcile_maps(const struct pc_reconcile *rc, 
 uint64_t pc_reconcile_finish(struct pc_reconcile *rc);
 void pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f);
 void pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f);
+/* The HTML page's section of the same figures (docs/report.md). */
+void pc_reconcile_print_html(const struct pc_reconcile *rc, FILE *f);
 
 #endif /* PODCAP_RECONCILE_H */

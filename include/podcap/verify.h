@@ -359,6 +359,8 @@ void pc_verify_print_html(const struct pc_verify *v, FILE *f);
 void pc_html_begin(FILE *f, const char *title);
 void pc_verify_html_appliance(const struct pc_verify *v, FILE *f);
 void pc_html_end(FILE *f);
+/* pc_verify_print_html without pc_html_end: more sections may follow. */
+void pc_verify_html_open(const struct pc_verify *v, FILE *f);
 /* s as a JSON string, quoted and escaped as the JSON report writes its strings. */
 void pc_json_string(FILE *f, const char *s);
 /* s escaped for HTML text and quoted attributes (& < > " '). */

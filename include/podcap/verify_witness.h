@@ -58,4 +58,12 @@ int pc_witness_judge(const struct pc_witness_policy *p, const char *note, size_t
 void pc_witness_report_print(const struct pc_witness_policy *p, const struct pc_witness_report *r,
 			     FILE *f);
 
+/*
+ * Hands the judgement to v's JSON and HTML reports (their "witnesses"
+ * section); both must outlive v's reports.
+ */
+struct pc_verify;
+void pc_verify_set_witness_result(struct pc_verify *v, const struct pc_witness_policy *p,
+				  const struct pc_witness_report *r);
+
 #endif /* PODCAP_VERIFY_WITNESS_H */

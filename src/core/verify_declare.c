@@ -362,13 +362,19 @@ pc_verify_declaration_path(const struct pc_verify *v, int i)
 	return v->audit->files[i].path;
 }
 
+bool
+pcv_audit_reported(const struct pc_verify *v)
+{
+	return v->audit != NULL && (v->audit->nseen > 0 || v->audit->nkeys > 0);
+}
+
 /* The report's "declarations:" section: only when there is something to say. */
 void
 pcv_audit_print_text(const struct pc_verify *v, FILE *f)
 {
 	char hex[2 * PC_DIGEST_LEN + 1], a[PC_UTC_LEN], b[PC_UTC_LEN], c[PC_UTC_LEN], e[PC_UTC_LEN];
 
-	if (v->audit == NULL || (v->audit->nseen == 0 && v->audit->nkeys == 0))
+	if (!pcv_audit_reported(v))
 		return;
 	fprintf(f, "\ndeclarations (the auditor's, in force after each DECLARE):\n");
 	for (size_t i = 0; i < v->audit->nseen; i++) {

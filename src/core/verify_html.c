@@ -766,7 +766,9 @@ html_plots(const struct pc_verify *v, FILE *f)
 /* ---- the sections, in the order of the page ---- */
 
 static void (*const html_sections[])(const struct pc_verify *, FILE *) = {
-	html_verdict, html_log, html_pods, html_events, html_indicators, html_plots,
+	html_verdict,          pcv_html_witnesses, pcv_html_attest,
+	pcv_html_declarations, html_log,           html_pods,
+	html_events,           html_indicators,    html_plots,
 };
 
 void
@@ -781,7 +783,7 @@ pc_verify_html_appliance(const struct pc_verify *v, FILE *f)
 }
 
 void
-pc_verify_print_html(const struct pc_verify *v, FILE *f)
+pc_verify_html_open(const struct pc_verify *v, FILE *f)
 {
 	char title[PC_NOTE_MAX + 64];
 
@@ -789,5 +791,11 @@ pc_verify_print_html(const struct pc_verify *v, FILE *f)
 		 v->cp_ok ? v->cp.origin : "checkpoint not verified");
 	pc_html_begin(f, title);
 	pc_verify_html_appliance(v, f);
+}
+
+void
+pc_verify_print_html(const struct pc_verify *v, FILE *f)
+{
+	pc_verify_html_open(v, f);
 	pc_html_end(f);
 }

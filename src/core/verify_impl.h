@@ -227,7 +227,18 @@ struct pc_verify {
 	struct pcv_series *series; /* each pod's windows over time, when kept (verify_series.c) */
 	/* --attest (verify_attest.c): NULL when off */
 	struct pcv_attest *attest;
+	/* --witness: the tool's policy and its judgement, for the reports; NULL when off */
+	const struct pc_witness_policy *witness_policy;
+	const struct pc_witness_report *witness;
 };
+
+/* verify_sections.c: the sections of --witness, --attest and --pod-maps, when given */
+/* Whether the reports have a declarations section: a DECLARE was seen or --auditor-key given. */
+bool pcv_audit_reported(const struct pc_verify *v);
+void pcv_json_sections(const struct pc_verify *v, FILE *f);
+void pcv_html_witnesses(const struct pc_verify *v, FILE *f);
+void pcv_html_attest(const struct pc_verify *v, FILE *f);
+void pcv_html_declarations(const struct pc_verify *v, FILE *f);
 
 /* ---- findings (verify.c) ---- */
 

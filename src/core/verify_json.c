@@ -467,6 +467,7 @@ pc_verify_print_json(const struct pc_verify *v, FILE *f)
 	json_warnings(f, v);
 	if (v->series != NULL)
 		pcv_json_indicators(v, f);
+	pcv_json_sections(v, f);
 	pcv_result_line(v, line, sizeof(line));
 	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
 	json_str(f, line);

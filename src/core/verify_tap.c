@@ -771,3 +771,57 @@ pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f)
 		rc->total_agree, rc->total_unrec, rc->total_fail,
 		rc->total_fail ? "false" : "true");
 }
+
+static void
+html_n(FILE *f, const char *key, uint64_t x)
+{
+	fprintf(f, "<td class=\"n\" data-k=\"%s\">%" PRIu64 "</td>", key, x);
+}
+
+/* The page's "taps" section: the JSON's reconciliation, cell by cell. */
+void
+pc_reconcile_print_html(const struct pc_reconcile *rc, FILE *f)
+{
+	fprintf(f,
+		"<section id=\"taps\" class=\"%s\">\n<h2>Taps</h2>\n<table id=\"tap-summary\">\n",
+		rc->total_fail ? "failed" : "ok");
+	fputs("<tr><th>windows that agree</th>", f);
+	html_n(f, "agree", rc->total_agree);
+	fputs("</tr>\n<tr><th>not reconciled</th>", f);
+	html_n(f, "unreconciled", rc->total_unrec);
+	fputs("</tr>\n<tr><th>disagree</th>", f);
+	html_n(f, "disagree", rc->total_fail);
+	fputs("</tr>\n</table>\n", f);
+	for (uint64_t i = 0; i < rc->nkept; i++) {
+		fprintf(f, "<p class=\"%s\" data-k=\"message\">",
+			rc->found[i].failure ? "bad" : "warn");
+		pc_html_escape(f, rc->found[i].msg);
+		fputs("</p>\n", f);
+	}
+	fputs("<table id=\"tap-list\">\n<tr><th>tap</th><th>side</th><th>pod</th><th>dir</th>"
+	      "<th>agree</th><th>not reconciled</th><th>disagree</th><th>largest difference</th>"
+	      "<th>allowed</th></tr>\n",
+	      f);
+	for (int t = 0; t < rc->ntaps; t++)
+		for (uint32_t p = 0; p < rc->nids; p++)
+			for (int d = 0; d < PC_DIR_COUNT; d++) {
+				const struct tally *y = row(rc, t, p, d);
+
+				if (y == NULL)
+					continue;
+				fputs("<tr class=\"tap-row\"><td data-k=\"source\">", f);
+				pc_html_escape(f, rc->taps[t].source);
+				fprintf(f, "</td><td data-k=\"side\">%s</td><td data-k=\"pod\">",
+					side_name(rc->taps[t].side));
+				pc_html_escape(f, rc->ids[p]);
+				fprintf(f, "</td><td data-k=\"dir\">%s</td>",
+					pc_dir_name((enum pc_dir)d));
+				html_n(f, "agree", y->agree);
+				html_n(f, "unreconciled", y->unreconciled);
+				html_n(f, "disagree", y->disagree);
+				html_n(f, "largest_difference", y->worst_diff);
+				html_n(f, "allowed", y->worst_tol);
+				fputs("</tr>\n", f);
+			}
+	fputs("</table>\n</section>\n", f);
+}

@@ -169,6 +169,38 @@ for line in "pod-00 up (passed)" "pod-00 down (passed)" "pod-00 up (offered)" "p
 	fi
 done
 
+# 2b. the same run's --json and --html: the page's taps section has the JSON's figures
+verify "$PC_TMP/honest.json" "$PC_TMP/ledger" --json --html "$PC_TMP/honest.html"
+if "$PC_PYTHON" - "$PC_TMP/honest.json" "$PC_TMP/honest.html" "$here/.." <<'PY'; then
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from report_sections import section_cells
+rep = json.load(open(sys.argv[1]))
+r = rep["reconciliation"]
+cells = section_cells(open(sys.argv[2]).read(), "taps")
+rows = [(t["source"], t["side"], p["pod"], p["dir"], str(p["agree"]), str(p["unreconciled"]),
+         str(p["disagree"]), str(p["largest_difference"]), str(p["allowed"]))
+        for t in r["taps"] for p in t["pods"]]
+keys = ("source", "side", "pod", "dir", "agree", "unreconciled", "disagree",
+        "largest_difference", "allowed")
+# agree, unreconciled and disagree come first in the summary, then in each row
+rowcells = {k: v[1:] if k in ("agree", "unreconciled", "disagree") else v
+            for k, v in (cells or {}).items()}
+got = list(zip(*(rowcells[k] for k in keys))) if cells else None
+ok = (rep["taps_total"] == len(rep["taps"]) == 2 and r["ok"] and r["agree"] > 0 and cells
+      and cells["agree"][0] == str(r["agree"]) and cells["unreconciled"][0] == str(r["unreconciled"])
+      and cells["disagree"][0] == str(r["disagree"]) and got == rows
+      and cells.get("message", []) == [f["message"] for f in r["findings"]])
+print(f"taps {rep['taps_total']}, agree {r['agree']}, {len(rows)} rows; page: {cells and cells['agree'][0]}")
+if not ok:
+    print(f"page rows {got}\njson rows {rows}")
+sys.exit(0 if ok else 1)
+PY
+	pass "--html's taps section has --json's reconciliation figures, row by row"
+else
+	fail "--html's taps section differs from --json's reconciliation"
+fi
+
 # 3. the lie: one window's up bytes hidden, re-signed with the shaper's key,
 # in a window the fabric-side tap fully saw (one it did not is no evidence)
 unseen=$(sed -n 's/^unreconciled: tap 2: pod pod-00 up window \([^ ]*\): .*/\1/p' "$PC_TMP/honest.txt" |

@@ -23,10 +23,14 @@ import subprocess
 import sys
 import tempfile
 
+import json
+
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from report_sections import section_cells  # noqa: E402
 import test_quotes as tq  # noqa: E402
 from attestlog import file_sha256, records, rtype, write_ledger  # noqa: E402
 from swtpm import Swtpm  # noqa: E402
@@ -61,6 +65,24 @@ def policy(tmp, name, enrol, pcr0=None, max_windows=6, build=None, name_too=True
 def verify(key, ledger, pol):
     return subprocess.run([tq.VERIFY, "--key", key, "--ledger", ledger, "--attest", pol],
                           capture_output=True, text=True, timeout=120)
+
+
+def reports_agree(tmp, key, ledger, pol, nquotes):
+    """The attestation section of --json and of --html, from one run: the same figures."""
+    page = os.path.join(tmp, "attest.html")
+    r = subprocess.run([tq.VERIFY, "--key", key, "--ledger", ledger, "--attest", pol, "--json",
+                        "--html", page], capture_output=True, text=True, timeout=120)
+    a = json.loads(r.stdout).get("attestation") if r.returncode == 0 else None
+    check(a is not None and a["quotes_ok"] == nquotes and a["quotes_refused"] == 0
+          and a["windows_attested"] > 0 and a["windows_unattested"] == 0
+          and a["signing_key"] == "file" and isinstance(a["last_quote"], int),
+          f"--json's attestation: {nquotes} quotes verified, every window attested ({a})")
+    with open(page) as f:
+        cells = section_cells(f.read(), "attestation")
+    want = {k: [str(a[k])] for k in ("quotes_ok", "quotes_refused", "windows_attested",
+                                     "windows_unattested", "last_quote", "signing_key")} if a else None
+    check(cells is not None and cells == want,
+          f"--html's attestation section has --json's figures ({cells} vs {want})")
 
 
 def expect_fail(r, what, record=None, reason=""):
@@ -100,6 +122,7 @@ def main():
                   and re.search(r"windows attested, 0 not", r.stdout) is not None,
                   f"run A with the right policy: exit 0, every quote and window attested "
                   f"(exit {r.returncode}: {r.stdout[-300:]})")
+            reports_agree(tmp, pa.key + ".pub", pa.ledger, good, nquotes)
 
             first = next(i for i, x in enumerate(recs) if rtype(x) == ATTEST_T)
             expect_fail(verify(pa.key + ".pub", pa.ledger,

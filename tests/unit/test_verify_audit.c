@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -222,6 +223,67 @@ fails_once(struct pc_verify *v, enum pc_verify_check c, int64_t record, const ch
 	fails_n(v, 1, c, record, msg);
 }
 
+/* v's JSON (html false) or HTML report, in memory; the caller frees it. */
+static char *
+report(const struct pc_verify *v, bool html)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	if (html)
+		pc_verify_print_html(v, f);
+	else
+		pc_verify_print_json(v, f);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void
+has(const char *text, const char *needle)
+{
+	if (strstr(text, needle) == NULL)
+		fail_msg("the report does not have '%s'", needle);
+}
+
+/* The declarations section of both reports: the same figures as pc_verify_declared_at's. */
+static void
+reports_declarations(const struct pc_verify *v)
+{
+	char *json = report(v, false), *html = report(v, true), want[256];
+
+	has(json, "\"declarations_total\": 2,\n");
+	has(html, "<section id=\"declarations\">");
+	has(html, "<span data-k=\"declarations_total\">2</span>");
+	for (size_t i = 0; i < 2; i++) {
+		const struct pc_verify_declared *d = pc_verify_declared_at(v, i);
+
+		snprintf(want, sizeof(want), "{\"record\": %" PRIu64 ", \"hash\": \"", d->record);
+		has(json, want);
+		snprintf(want, sizeof(want), "\"windows\": %" PRIu64 ", ", d->windows);
+		has(json, want);
+		snprintf(want, sizeof(want), "\"file\": \"d%zu.sig\"", i);
+		has(json, want);
+		snprintf(want, sizeof(want),
+			 "<tr class=\"declaration-row\"><td class=\"n\" data-k=\"record\">%" PRIu64
+			 "</td>",
+			 d->record);
+		has(html, want);
+		snprintf(want, sizeof(want), "<td class=\"n\" data-k=\"windows\">%" PRIu64 "</td>",
+			 d->windows);
+		has(html, want);
+		snprintf(want, sizeof(want), "<td data-k=\"file\">d%zu.sig</td>", i);
+		has(html, want);
+	}
+	has(json, "\"windows\": 3, \"first_window\": \"2027-01-01T00:00:00Z\"");
+	has(html,
+	    "<td class=\"n\" data-k=\"windows\">3</td><td data-k=\"first_window\">"
+	    "2027-01-01T00:00:00Z</td>");
+	free(json);
+	free(html);
+}
+
 static void
 honest_log_verifies(void **state)
 {
@@ -247,6 +309,7 @@ honest_log_verifies(void **state)
 	assert_int_equal(d1->record, 6);
 	assert_int_equal(d1->windows, 2);
 	assert_string_equal(pc_verify_declaration_path(v, d1->file), "d1.sig");
+	reports_declarations(v);
 	pc_verify_free(v);
 
 	/* without the auditor, DECLARE records are accepted and their validity still checked */

@@ -24,6 +24,7 @@ real keys. Checks, each failing if the feature breaks:
 """
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -36,6 +37,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report_sections import section_cells  # noqa: E402
 
 WITNESS = os.environ["PODCAP_WITNESS"]
 SUBMIT = os.environ["WITNESS_SUBMIT"]
@@ -390,6 +394,34 @@ def test_verify_times(d, logkey, logpub):
         check(r.returncode == 1 and "witnesses: 1 of 2 cosigned the checkpoint, 2 required" in r.stdout
               and "no cosignature by witness.example/x+" in r.stdout,
               f"a witness that did not cosign fails the default quorum, all of them ({r.returncode})")
+        if case == "now":
+            reports_agree(d, base + ["--checkpoint", cp, "--witness", vkeys[0], "--witness", xvk,
+                                     "--max-witness-delay", "30000h"], vkeys[0], xvk)
+
+
+def reports_agree(d, args, cosigned, missing):
+    """--json's witnesses section, and --html's from the same run: one of two cosigned."""
+    page = os.path.join(d, "witness.html")
+    r = run(*(args + ["--json", "--html", page]))
+    w = json.loads(r.stdout).get("witnesses") if r.stdout.startswith("{") else None
+    key_of = lambda vk: vk.split("+")[0] + "+" + vk.split("+")[1]  # noqa: E731
+    check(r.returncode == 1 and w is not None and not w["ok"] and w["cosigned"] == 1
+          and w["required"] == 2 and w["keys_total"] == 2 == len(w["keys"])
+          and [k["key"] for k in w["keys"]] == [key_of(cosigned), key_of(missing)]
+          and w["keys"][0]["cosigned"] and w["keys"][0]["why"] is None
+          and not w["keys"][1]["cosigned"] and w["keys"][1]["at"] is None
+          and "no cosignature" in w["keys"][1]["why"]
+          and w["failures_total"] == len(w["failures"]) >= 1,
+          f"--json's witnesses: 1 of 2 cosigned, 2 required, the other named ({w})")
+    with open(page) as f:
+        cells = section_cells(f.read(), "witnesses")
+    want = None if w is None else {
+        "cosigned": [str(w["cosigned"])], "required": [str(w["required"])],
+        "keys_total": [str(w["keys_total"])], "failure": w["failures"],
+        "key": [k["key"] for k in w["keys"]], "at": [k["at"] or "-" for k in w["keys"]],
+        "why": [k["why"] or "" for k in w["keys"]]}
+    check(cells is not None and cells == want,
+          f"--html's witnesses section has --json's figures ({cells} vs {want})")
 
 
 def test_refusals(d, wkey, logpub):
