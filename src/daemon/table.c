@@ -191,15 +191,19 @@ create_shapers(struct pc_table *t, uint64_t hz)
 }
 
 /*
- * The budgets of the pods of uplinks with several queues, held until a
- * worker takes the table: a reload's table is built ahead of its boundary,
- * and what the old table's workers pass until then is the old budgets'.
+ * The budgets of the pods of uplinks with several queues. The first
+ * table's start empty now, as its buckets do (create_shapers), so a pod's
+ * first frames find what the time until the ports deliver them earned. A
+ * reload's are held until a worker takes the table: it is built ahead of
+ * its boundary, and what the old table's workers pass until then is the
+ * old budgets'.
  */
 static int
 create_budgets(struct pc_table *t, uint64_t hz)
 {
 	const struct pc_config *cfg = &t->cfg;
 	bool any = false;
+	uint64_t now = rte_rdtsc();
 
 	for (unsigned u = 0; u < cfg->nuplinks; u++)
 		any |= t->uplinks[u].nqueues > 1;
@@ -220,11 +224,12 @@ create_budgets(struct pc_table *t, uint64_t hz)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct pc_budget *b = &t->budgets[p * PC_DIR_COUNT + d];
 			struct pc_error err;
-			if (pc_budget_init(b, &pod->limits, nq, cfg->max_frame, hz, 0, &err) < 0) {
+			if (pc_budget_init(b, &pod->limits, nq, cfg->max_frame, hz, now, &err) < 0) {
 				PC_LOG(ERR, "pod %s: %s\n", pod->id, err.msg);
 				return -1;
 			}
-			pc_budget_hold(b);
+			if (t->generation != 0)
+				pc_budget_hold(b);
 		}
 	}
 	return 0;
