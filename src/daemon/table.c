@@ -224,7 +224,8 @@ create_budgets(struct pc_table *t, uint64_t hz)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			struct pc_budget *b = &t->budgets[p * PC_DIR_COUNT + d];
 			struct pc_error err;
-			if (pc_budget_init(b, &pod->limits, nq, cfg->max_frame, hz, now, &err) < 0) {
+			int r = pc_budget_init(b, &pod->limits, nq, cfg->max_frame, hz, now, &err);
+			if (r < 0) {
 				PC_LOG(ERR, "pod %s: %s\n", pod->id, err.msg);
 				return -1;
 			}
