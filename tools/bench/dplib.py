@@ -482,54 +482,95 @@ def ovs_available():
     return os.access(OVS_VSWITCHD, os.X_OK) and shutil.which("ovs-vsctl") is not None
 
 
-def _ovs(*cmd):
+def _alive(pid):
+    """Running, not exited (a zombie's memory is already freed)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+class OvsError(Exception):
+    """OVS could not be set up as a peer: the step's message and ovs-vswitchd's errors."""
+
+
+def _ovs(*cmd, log=None):
     COMMANDS.append(" ".join(cmd))
     r = subprocess.run(list(cmd), capture_output=True, text=True)
     if r.returncode != 0:
-        die(f"{' '.join(cmd)}: {r.stderr.strip()}")
+        raise OvsError(f"{' '.join(cmd)}: {r.stderr.strip()}{_ovs_errors(log)}")
     return r.stdout.strip()
+
+
+def _ovs_errors(log):
+    try:
+        with open(log, errors="replace") as f:
+            errs = [line.strip() for line in f if "|ERR|" in line]
+    except (OSError, TypeError):
+        return ""
+    return "; ovs-vswitchd: " + " / ".join(errs[-3:]) if errs else ""
 
 
 class Ovs:
     """Debian's ovs-vswitchd-dpdk with one PMD thread on lcore 1's CPU, a netdev bridge
     between two dpdk ports given as vdevs, and one flow from the pod port to the fabric
     port (through an OpenFlow 1.3 meter when meter_kbps is set). Its database, run and log
-    directories are tmpfs mounts of the bench's own mount namespace."""
+    directories are tmpfs mounts of the bench's own mount namespace. Raises OvsError, with
+    everything it started stopped again, when OVS cannot be set up."""
+
+    DIRS = (OVS_RUN, "/etc/openvswitch", "/var/lib/openvswitch", "/var/log/openvswitch")
 
     def __init__(self, tag, pod_vdev, fab_vdev, meter_kbps=None):
         self.tag = tag
         self.dir = f"{TMP}/{tag}"
+        self.ctl = f"{OVS_RUN}/ovs-vswitchd.ctl"
+        self.log = f"{self.dir}/ovs-vswitchd.log"
         os.makedirs(self.dir, exist_ok=True)
-        for d in (OVS_RUN, "/etc/openvswitch", "/var/lib/openvswitch", "/var/log/openvswitch"):
+        for d in self.DIRS:
             os.makedirs(d, exist_ok=True)
             subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", f"bench-ovs-{tag}", d],
                            check=True)
-        self.ctl = f"{OVS_RUN}/ovs-vswitchd.ctl"
+        try:
+            self._setup(pod_vdev, fab_vdev, meter_kbps)
+        except OvsError:
+            self.stop()
+            raise
+
+    def _setup(self, pod_vdev, fab_vdev, meter_kbps):
         db = "/etc/openvswitch/conf.db"
         _ovs("ovsdb-tool", "create", db, "/usr/share/openvswitch/vswitch.ovsschema")
         _ovs("ovsdb-server", db, f"--remote=punix:{OVS_RUN}/db.sock", "--pidfile", "--detach",
              f"--log-file={self.dir}/ovsdb-server.log")
         _ovs("ovs-vsctl", "--no-wait", "init")
-        prefix = f"bench-{tag}-{os.getpid()}"
+        prefix = f"bench-{self.tag}-{os.getpid()}"
+        # per-port-memory: a mempool sized to each port's queues; the shared default
+        # asks for 262144 mbufs at MTU 1500, more than -m 1024 holds.
         _ovs("ovs-vsctl", "--no-wait", "set", "Open_vSwitch", ".",
              "other_config:dpdk-init=true",
              f'other_config:dpdk-extra="{" ".join(eal_memory_args())} -m 1024 --no-pci '
              f'--legacy-mem --file-prefix={prefix}"',
-             f"other_config:pmd-cpu-mask={1 << FWD_LCORE:#x}", "other_config:dpdk-lcore-mask=0x1")
+             f"other_config:pmd-cpu-mask={1 << FWD_LCORE:#x}", "other_config:dpdk-lcore-mask=0x1",
+             "other_config:per-port-memory=true")
         _ovs(OVS_VSWITCHD, f"unix:{OVS_RUN}/db.sock", "--pidfile", "--detach",
-             f"--log-file={self.dir}/ovs-vswitchd.log", f"--unixctl={self.ctl}")
+             f"--log-file={self.log}", f"--unixctl={self.ctl}")
         _ovs("ovs-vsctl", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
-             "protocols=OpenFlow13")
+             "protocols=OpenFlow13", log=self.log)
         for name, vdev in (("pod", pod_vdev), ("fab", fab_vdev)):
             _ovs("ovs-vsctl", "add-port", "br0", name, "--", "set", "Interface", name,
-                 "type=dpdk", f"options:dpdk-devargs={vdev}")
-        _ovs("ovs-ofctl", "-O", "OpenFlow13", "del-flows", "br0")
+                 "type=dpdk", f"options:dpdk-devargs={vdev}", log=self.log)
+            # ovs-vsctl exits 0 when only the datapath refused the port
+            err = _ovs("ovs-vsctl", "get", "Interface", name, "error", log=self.log)
+            if err not in ("", "[]"):
+                raise OvsError(f"port {name} ({vdev}): {err}{_ovs_errors(self.log)}")
+        _ovs("ovs-ofctl", "-O", "OpenFlow13", "del-flows", "br0", log=self.log)
         action = "output:fab"
         if meter_kbps:
             _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-meter", "br0",
-                 f"meter=1,kbps,band=type=drop,rate={meter_kbps}")
+                 f"meter=1,kbps,band=type=drop,rate={meter_kbps}", log=self.log)
             action = "meter:1,output:fab"
-        _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-flow", "br0", f"in_port=pod,actions={action}")
+        _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-flow", "br0", f"in_port=pod,actions={action}",
+             log=self.log)
 
     def stats(self, port):
         """(rx packets, tx packets) of a bridge port, from the datapath itself (the
@@ -550,12 +591,26 @@ class Ovs:
                 "wait": None}
 
     def stop(self):
+        pids = []
+        for p in glob.glob(f"{OVS_RUN}/*.pid"):
+            try:
+                with open(p) as f:
+                    pids.append(int(f.read().strip()))
+            except (OSError, ValueError):
+                pass
         subprocess.run(["ovs-appctl", "-t", self.ctl, "exit"], capture_output=True)
-        subprocess.run(["ovs-appctl", "-t", f"{OVS_RUN}/ovsdb-server.ctl", "exit"],
-                       capture_output=True)
         for p in glob.glob(f"{OVS_RUN}/ovsdb-server.*.ctl"):
             subprocess.run(["ovs-appctl", "-t", p, "exit"], capture_output=True)
-        time.sleep(0.5)
-        for d in (OVS_RUN, "/etc/openvswitch", "/var/lib/openvswitch", "/var/log/openvswitch"):
+        # a daemon that did not exit in 5 s is killed: its hugepages go with it
+        deadline = time.monotonic() + 5
+        while pids and time.monotonic() < deadline:
+            pids = [p for p in pids if _alive(p)]
+            time.sleep(0.1)
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        for d in self.DIRS:
             subprocess.run(["umount", "-l", d], capture_output=True)
         hugepages_clear()

@@ -372,54 +372,103 @@ bench_ovs_available()
 	[ -x "$BENCH_OVS_VSWITCHD" ] && command -v ovs-vsctl >/dev/null
 }
 
+# bench_ovs CMD...: one OVS set-up step; on failure BENCH_OVS_ERROR says why
+# (the step's own message and ovs-vswitchd's errors) and it returns 1.
 bench_ovs()
 {
-	"$@" >>"$BENCH_TMP/ovs.log" 2>&1 || bench_die "OVS: $* failed: $(tail -n 3 "$BENCH_TMP/ovs.log")"
+	"$@" >>"$BENCH_TMP/ovs.log" 2>&1 && return 0
+	BENCH_OVS_ERROR="$* failed: $(tail -n 3 "$BENCH_TMP/ovs.log")"
+	[ -f "$BENCH_TMP/ovs-vswitchd.log" ] &&
+	    BENCH_OVS_ERROR="$BENCH_OVS_ERROR; ovs-vswitchd: $(grep '|ERR|' "$BENCH_TMP/ovs-vswitchd.log" | tail -n 3)"
+	return 1
 }
 
+# bench_ovs_port NAME DEVARGS: adds a dpdk port and checks that the switch
+# really took it (ovs-vsctl exits 0 when only the datapath refused it).
+bench_ovs_port()
+{
+	local name=$1 devargs=$2 err
+
+	bench_ovs ovs-vsctl add-port br0 "$name" -- set Interface "$name" type=dpdk \
+	    options:dpdk-devargs="$devargs" || return 1
+	err=$(ovs-vsctl get Interface "$name" error 2>&1)
+	case $err in
+	""|'[]') return 0 ;;
+	esac
+	BENCH_OVS_ERROR="port $name ($devargs): $err; ovs-vswitchd: $(grep '|ERR|' "$BENCH_TMP/ovs-vswitchd.log" | tail -n 3)"
+	return 1
+}
+
+# bench_ovs_start KBPS BURST_KBITS: returns 1 with BENCH_OVS_ERROR set, and
+# everything it started stopped again, when OVS could not be set up.
 bench_ovs_start()
+{
+	BENCH_OVS_ERROR=""
+	bench_ovs_setup "$@" && return 0
+	bench_ovs_stop
+	return 1
+}
+
+bench_ovs_setup()
 {
 	local kbps=$1 burst=$2 d huge="--no-huge " ctl=/run/openvswitch/ovs-vswitchd.ctl
 
 	for d in $BENCH_OVS_DIRS; do
-		mkdir -p "$d" && mount -t tmpfs -o mode=0755 bench-ovs "$d" || bench_die "cannot mount $d"
+		mkdir -p "$d" && mount -t tmpfs -o mode=0755 bench-ovs "$d" ||
+		    { BENCH_OVS_ERROR="cannot mount $d"; return 1; }
 	done
 	bench_hugepages && huge=""
-	bench_ovs ovsdb-tool create /etc/openvswitch/conf.db /usr/share/openvswitch/vswitch.ovsschema
+	# per-port-memory: a mempool sized to each port's queues; the shared
+	# default asks for 262144 mbufs at MTU 1500, more than -m 1024 holds.
+	bench_ovs ovsdb-tool create /etc/openvswitch/conf.db /usr/share/openvswitch/vswitch.ovsschema &&
 	bench_ovs ovsdb-server /etc/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock \
-	    --pidfile --detach --log-file="$BENCH_TMP/ovsdb-server.log"
-	bench_ovs ovs-vsctl --no-wait init
+	    --pidfile --detach --log-file="$BENCH_TMP/ovsdb-server.log" &&
+	bench_ovs ovs-vsctl --no-wait init &&
 	bench_ovs ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
 	    other_config:dpdk-extra="\"$huge-m 1024 --no-pci --legacy-mem --file-prefix=bench-ovs-$BENCH_ID\"" \
-	    other_config:pmd-cpu-mask=0x2 other_config:dpdk-lcore-mask=0x1
+	    other_config:pmd-cpu-mask=0x2 other_config:dpdk-lcore-mask=0x1 \
+	    other_config:per-port-memory=true &&
 	bench_ovs "$BENCH_OVS_VSWITCHD" unix:/run/openvswitch/db.sock --pidfile --detach \
-	    --log-file="$BENCH_TMP/ovs-vswitchd.log" --unixctl="$ctl"
-	bench_ovs ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13
-	bench_ovs ovs-vsctl add-port br0 pod -- set Interface pod type=dpdk \
-	    options:dpdk-devargs=net_af_packet0,iface=vpod0
-	bench_ovs ovs-vsctl add-port br0 fab -- set Interface fab type=dpdk \
-	    options:dpdk-devargs=net_af_packet1,iface=vfab0
-	bench_ovs ovs-ofctl -O OpenFlow13 del-flows br0
+	    --log-file="$BENCH_TMP/ovs-vswitchd.log" --unixctl="$ctl" &&
+	bench_ovs ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13 &&
+	bench_ovs_port pod net_af_packet0,iface=vpod0 &&
+	bench_ovs_port fab net_af_packet1,iface=vfab0 &&
+	bench_ovs ovs-ofctl -O OpenFlow13 del-flows br0 || return 1
 	for d in 1 2; do
 		bench_ovs ovs-ofctl -O OpenFlow13 add-meter br0 \
-		    "meter=$d,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst"
+		    "meter=$d,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst" || return 1
 	done
-	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=pod,actions=meter:1,output:fab
-	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=fab,actions=meter:2,output:pod
+	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=pod,actions=meter:1,output:fab &&
+	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=fab,actions=meter:2,output:pod || return 1
 	BENCH_FWD_PID=$(cat /run/openvswitch/ovs-vswitchd-dpdk.pid /run/openvswitch/ovs-vswitchd.pid 2>/dev/null | head -n 1)
-	bench_command "ovs-vswitchd-dpdk (netdev bridge, dpdk ports net_af_packet0,iface=vpod0 and net_af_packet1,iface=vfab0, pmd-cpu-mask=0x2)"
+	bench_command "ovs-vswitchd-dpdk (netdev bridge, dpdk ports net_af_packet0,iface=vpod0 and net_af_packet1,iface=vfab0, pmd-cpu-mask=0x2, per-port-memory=true)"
 	bench_command "ovs-ofctl -O OpenFlow13 add-meter br0 meter=N,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst  # N = 1 up, 2 down"
 }
 
 bench_ovs_stop()
 {
-	local d
+	local d pids i alive
 
+	pids=$(cat /run/openvswitch/*.pid 2>/dev/null)
 	ovs-appctl -t /run/openvswitch/ovs-vswitchd.ctl exit >/dev/null 2>&1
 	for d in /run/openvswitch/ovsdb-server.*.ctl; do
 		[ -e "$d" ] && ovs-appctl -t "$d" exit >/dev/null 2>&1
 	done
-	sleep 0.5
+	# a daemon that did not exit in 5 s is killed: its hugepages go with it
+	for i in $(seq 50); do
+		alive=""
+		for d in $pids; do
+			# a zombie's memory is already freed
+			[ -r "/proc/$d/stat" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$d/stat")" != Z ] &&
+			    alive="$alive $d"
+		done
+		pids=$alive
+		[ -z "$pids" ] && break
+		sleep 0.1
+	done
+	for d in $pids; do
+		kill -9 "$d" 2>/dev/null
+	done
 	for d in $BENCH_OVS_DIRS; do
 		umount -l "$d" 2>/dev/null
 	done

@@ -204,6 +204,10 @@ def cmd_cap_accuracy(args):
         "target": "= 0",
         "met": worst_ledger == 0 and bool(ledgers),
     })
+    for x in s:
+        if x.get("peer") == "ovs" and x.get("metric") == "not-run":
+            notes.append("%s Mbit/s: OVS-DPDK could not run as a peer: %s"
+                         % (x.get("cap_mbps"), x.get("reason", "?")))
     ceil = {x["dir"]: x for x in s if "ceiling_bps" in x}
     if ceil:
         notes.append("podcapd uncapped (cap 100 Gbit/s, police) on this testbed in the same run: "
@@ -227,7 +231,8 @@ def cmd_cap_accuracy(args):
         "without FCS for both.",
         "OVS meter: OVS-DPDK (Debian's ovs-vswitchd-dpdk, one PMD on CPU 1) between the same "
         "veths as af_packet dpdk ports, each direction through an OpenFlow 1.3 meter with a "
-        "drop band at the cap and burst_size 100 ms at the cap (kbits); '-' when not installed.",
+        "drop band at the cap and burst_size 100 ms at the cap (kbits); '-' when not installed "
+        "or when it could not run (a note then says why).",
         "podcapd/tc target: met when podcapd's goodput is at least 0.999 of tc's (the "
         "resolution of iperf3's rate over a few seconds).",
         "core wait: the time podcapd's polling thread was runnable but waiting for its core; "
