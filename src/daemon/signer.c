@@ -366,6 +366,44 @@ signer_lost(struct pc_signer *s, bool silent)
 		shutdown(s->fd, SHUT_RDWR);   /* its end then sees EOF and exits */
 }
 
+/*
+ * One request and its answer over the socket: `resp` of exactly `resp_len`
+ * bytes led by `magic`. A send that does not go, no answer within
+ * SIGNER_TIMEOUT_S or an answer of the wrong size or kind loses the signer.
+ * Returns 0 when an answer came; its status is the caller's to read.
+ */
+static int
+signer_exchange(struct pc_signer *s, const void *req, size_t req_len, void *resp, size_t resp_len,
+		uint32_t magic, const char *what, struct pc_error *err)
+{
+	uint32_t got;
+
+	if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
+		return pc_error_set(err, "the signer is lost");
+	if (send(s->fd, req, req_len, MSG_NOSIGNAL) != (ssize_t)req_len) {
+		pc_error_errno(err, "signer");
+		signer_lost(s, errno == EAGAIN || errno == EWOULDBLOCK);
+		return -1;
+	}
+	ssize_t n;
+	do
+		n = recv(s->fd, resp, resp_len, MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		pc_error_set(err, "signer: no %s in %d s", what, SIGNER_TIMEOUT_S);
+		signer_lost(s, true);
+		return -1;
+	}
+	if (n == (ssize_t)resp_len)
+		memcpy(&got, resp, sizeof(got));
+	if (n != (ssize_t)resp_len || got != magic) {
+		pc_error_set(err, "signer: %s", n == 0 ? "it exited" : "bad response");
+		signer_lost(s, n != 0);
+		return -1;
+	}
+	return 0;
+}
+
 int
 pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64],
 	       struct pc_error *err)
@@ -373,31 +411,13 @@ pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64
 	struct signer_req req = { .magic = SIGNER_MAGIC_REQ };
 	struct signer_resp resp;
 
-	if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
-		return pc_error_set(err, "the signer is lost");
 	if (s->fd < 0 || len == 0 || len > sizeof(req.body))
 		return pc_error_set(err, "checkpoint of %zu bytes cannot be signed", len);
 	req.len = (uint32_t)len;
 	memcpy(req.body, body, len);
-	if (send(s->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
-		pc_error_errno(err, "signer");
-		signer_lost(s, errno == EAGAIN || errno == EWOULDBLOCK);
+	if (signer_exchange(s, &req, sizeof(req), &resp, sizeof(resp), SIGNER_MAGIC_RESP, "answer",
+			    err) != 0)
 		return -1;
-	}
-	ssize_t n;
-	do
-		n = recv(s->fd, &resp, sizeof(resp), MSG_TRUNC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		pc_error_set(err, "signer: no answer in %d s", SIGNER_TIMEOUT_S);
-		signer_lost(s, true);
-		return -1;
-	}
-	if (n != (ssize_t)sizeof(resp) || resp.magic != SIGNER_MAGIC_RESP) {
-		pc_error_set(err, "signer: %s", n == 0 ? "it exited" : "bad response");
-		signer_lost(s, n != 0);
-		return -1;
-	}
 	if (resp.status != 0) {
 		resp.err[sizeof(resp.err) - 1] = '\0';
 		return pc_error_set(err, "signer refused: %s", resp.err);
@@ -416,28 +436,10 @@ pc_signer_quote(struct pc_signer *s, const uint8_t podmap_digest[32], struct pc_
 	static struct signer_quote_resp resp;
 	struct signer_quote_req req = { .magic = SIGNER_MAGIC_QUOTE };
 
-	if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
-		return pc_error_set(err, "the signer is lost");
 	memcpy(req.podmap_digest, podmap_digest, sizeof(req.podmap_digest));
-	if (send(s->fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
-		pc_error_errno(err, "signer");
-		signer_lost(s, errno == EAGAIN || errno == EWOULDBLOCK);
+	if (signer_exchange(s, &req, sizeof(req), &resp, sizeof(resp), SIGNER_MAGIC_QUOTED, "quote",
+			    err) != 0)
 		return -1;
-	}
-	ssize_t n;
-	do
-		n = recv(s->fd, &resp, sizeof(resp), MSG_TRUNC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		pc_error_set(err, "signer: no quote in %d s", SIGNER_TIMEOUT_S);
-		signer_lost(s, true);
-		return -1;
-	}
-	if (n != (ssize_t)sizeof(resp) || resp.magic != SIGNER_MAGIC_QUOTED) {
-		pc_error_set(err, "signer: %s", n == 0 ? "it exited" : "bad response to a quote");
-		signer_lost(s, n != 0);
-		return -1;
-	}
 	if (resp.status != 0) {
 		resp.err[sizeof(resp.err) - 1] = '\0';
 		return pc_error_set(err, "no quote: %s", resp.err);
