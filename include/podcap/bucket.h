@@ -122,6 +122,24 @@ pc_bucket_admit(struct pc_bucket *b, uint64_t now, uint64_t bytes)
 	return pc_bucket_admit_if(b, now, bytes, true);
 }
 
+/*
+ * A run of frames of one pod and direction arriving at the same `now`,
+ * `bytes` in all: true, with their tokens taken, when every one of them
+ * would pass admitted one by one (nothing queued and the level covers the
+ * sum); false, with nothing taken, when any would not, and each must then
+ * go through pc_bucket_admit(). The decision is the one-by-one decision.
+ */
+static inline bool
+pc_bucket_admit_run(struct pc_bucket *b, uint64_t now, uint64_t bytes)
+{
+	pc_bucket_refill(b, now);
+	pc_u128 cost = pc_bucket_cost(b, bytes);
+	if (b->backlog_frames != 0 || b->level < cost)
+		return false;
+	b->level -= cost;
+	return true;
+}
+
 static inline void
 pc_bucket_unqueue(struct pc_bucket *b, uint64_t bytes)
 {

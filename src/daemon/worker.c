@@ -29,11 +29,12 @@ struct pc_dataplane pc_dp = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
+/* frames passed of one pod, counted once for the run */
 static inline void
-count_pass(struct pc_worker *w, uint32_t pod, enum pc_dir d, uint64_t bytes)
+count_pass_run(struct pc_worker *w, uint32_t pod, enum pc_dir d, uint64_t frames, uint64_t bytes)
 {
 	struct pc_pod_ctr *c = &w->bank->pod[pod][d];
-	pc_ctr_add(&c->pass_frames, 1);
+	pc_ctr_add(&c->pass_frames, frames);
 	pc_ctr_add(&c->pass_bytes, bytes);
 }
 
@@ -77,8 +78,17 @@ tx_flush(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir 
 	uint16_t sent = rte_eth_tx_burst(port, q, st->pkts, st->n);
 	if (unlikely(sent < st->n))
 		sent += rte_eth_tx_burst(port, q, st->pkts + sent, st->n - sent);
-	for (uint16_t i = 0; i < sent; i++)
-		count_pass(w, st->pod[i], d, st->len[i]);
+	/* one counter update per run of one pod's frames */
+	for (uint16_t i = 0; i < sent;) {
+		uint32_t pod = st->pod[i];
+		uint64_t bytes = 0;
+		uint16_t j = i;
+		do
+			bytes += st->len[j++];
+		while (j < sent && st->pod[j] == pod);
+		count_pass_run(w, pod, d, j - i, bytes);
+		i = j;
+	}
 	for (uint16_t i = sent; i < st->n; i++) {
 		count_pod_drop(w, st->pod[i], d, PC_DROP_TX_FULL, st->len[i]);
 		rte_pktmbuf_free(st->pkts[i]);
@@ -177,6 +187,43 @@ admit_shared(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_
 	rte_pktmbuf_free(m);
 }
 
+/* The end of the run of frames of one pod (or of none) that starts at frame i. */
+static inline uint16_t
+run_end(const struct pc_burst_class *c, uint16_t i, uint16_t n)
+{
+	uint16_t j = i + 1;
+	while (j < n && c->pod[j] == c->pod[i])
+		j++;
+	return j;
+}
+
+/*
+ * Frames i..j-1, all of one pod, passed with one bucket decision when every
+ * one of them would pass (pc_bucket_admit_run). False, with nothing taken,
+ * when they do not pass whole, have no pod, or the pod is under the window
+ * promise: the caller then admits them one by one.
+ */
+static inline bool
+admit_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	  struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t i, uint16_t j,
+	  uint64_t now)
+{
+	int32_t pod = c->pod[i];
+	if (pod < 0)
+		return false;
+	struct pc_shaper *s = &t->shapers[(uint32_t)pod * PC_DIR_COUNT + d];
+	if (t->uplinks[u].windowed && s->window != NULL)
+		return false;
+	uint64_t bytes = 0;
+	for (uint16_t k = i; k < j; k++)
+		bytes += c->len[k];
+	if (!pc_bucket_admit_run(&s->bucket, now, bytes))
+		return false;
+	for (uint16_t k = i; k < j; k++)
+		tx_stage(w, t, u, d, (uint32_t)pod, pkts[k], c->len[k]);
+	return true;
+}
+
 /*
  * A burst classified as a whole, then admitted frame by frame in arrival
  * order, with every bucket and counter line it will touch already loading.
@@ -195,8 +242,14 @@ admit_burst(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_d
 				     (enum pc_link_drop)c.why[i], now);
 		return;
 	}
-	for (uint16_t i = 0; i < n; i++)
-		admit(w, t, u, d, pkts[i], c.len[i], c.pod[i], (enum pc_link_drop)c.why[i], now);
+	for (uint16_t i = 0; i < n;) {
+		uint16_t j = run_end(&c, i, n);
+		if (!admit_run(w, t, u, d, pkts, &c, i, j, now))
+			for (uint16_t k = i; k < j; k++)
+				admit(w, t, u, d, pkts[k], c.len[k], c.pod[k],
+				      (enum pc_link_drop)c.why[k], now);
+		i = j;
+	}
 }
 
 /* Sends the heads of the shaping queues for which tokens have accrued. */

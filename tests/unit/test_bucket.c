@@ -1213,6 +1213,91 @@ test_reconfigure_shrinks_under_queued_frame(void **state)
 	assert_u128_eq(b.level, 0);
 }
 
+/* ---- a run of frames decided at once ---------------------------------------- */
+
+static void
+assert_same_bucket(const struct pc_bucket *a, const struct pc_bucket *b)
+{
+	assert_u128_eq(a->level, b->level);
+	assert_int_equal(a->last, b->last);
+	assert_int_equal(a->backlog_frames, b->backlog_frames);
+	assert_int_equal(a->backlog_bytes, b->backlog_bytes);
+}
+
+/*
+ * pc_bucket_admit_run on a run of frames of one arrival time, falling back
+ * to one by one when it refuses (as the worker does), against the same
+ * frames admitted one by one: the same frames pass and the buckets stay
+ * identical to the bit-tick, in police and shape mode, with the backlog
+ * drained now and then. A run it passes is a run every frame of which
+ * would have passed.
+ */
+static void
+test_admit_run_matches_one_by_one(void **state)
+{
+	(void)state;
+	static const enum pc_mode modes[] = { PC_MODE_POLICE, PC_MODE_SHAPE };
+	uint64_t rs = (seed ^ 0x2a11) | 1;
+	unsigned whole = 0, split = 0;
+
+	for (size_t h = 0; h < N_HZ; h++)
+		for (size_t m = 0; m < 2; m++) {
+			struct pc_limits lim = limits(GBPS, 16 * 1024, modes[m], 100000);
+			struct pc_bucket run, one;
+			uint64_t t = 1000;
+			uint32_t len[32], fifo[4096];
+			unsigned head = 0, tail = 0;
+
+			pc_bucket_init(&run, &lim, all_hz[h], t);
+			pc_bucket_init(&one, &lim, all_hz[h], t);
+			for (unsigned r = 0; r < 20000; r++) {
+				unsigned n = (unsigned)rnd_range(&rs, 1, 32);
+				uint64_t bytes = 0;
+				bool all_pass = true;
+				t += all_hz[h] / 1000000 * rnd_range(&rs, 0, 40);
+				for (unsigned k = 0; k < n; k++) {
+					len[k] = (uint32_t)rnd_range(&rs, MIN_FRAME, MAX_FRAME);
+					bytes += len[k];
+				}
+				bool passed = pc_bucket_admit_run(&run, t, bytes);
+				for (unsigned k = 0; k < n; k++) {
+					enum pc_verdict v = pc_bucket_admit(&one, t, len[k]);
+					all_pass = all_pass && v == PC_VERDICT_PASS;
+					if (v == PC_VERDICT_QUEUE)
+						fifo[tail++ % 4096] = len[k];
+					if (!passed)
+						assert_int_equal(pc_bucket_admit(&run, t, len[k]),
+								 v);
+				}
+				assert_true(!passed || all_pass);
+				whole += passed;
+				split += !passed;
+				/* the shaping queue's head leaves when it is paid for */
+				assert_int_equal(tail - head, one.backlog_frames);
+				while (head != tail && rnd_range(&rs, 0, 3) != 0) {
+					uint32_t l = fifo[head % 4096];
+					bool out = pc_bucket_release(&one, t, l);
+					assert_int_equal(pc_bucket_release(&run, t, l), out);
+					if (!out)
+						break;
+					head++;
+				}
+				assert_same_bucket(&run, &one);
+			}
+		}
+	/* at the edge: a level of exactly the run's cost passes it, one byte more does not */
+	struct pc_limits lim = limits(GBPS, 16 * 1024, PC_MODE_POLICE, 0);
+	struct pc_bucket b;
+	pc_bucket_init(&b, &lim, HZ_NS, 0);
+	assert_false(pc_bucket_admit_run(&b, 3000 * 8, 3001));
+	assert_u128_eq(b.level, (pc_u128)3000 * 8 * HZ_NS);
+	assert_true(pc_bucket_admit_run(&b, 3000 * 8, 3000));
+	assert_u128_eq(b.level, 0);
+	print_message("  %u runs passed whole, %u one by one\n", whole, split);
+	/* both ways were taken, or the comparison proved nothing */
+	assert_true(whole > 1000 && split > 1000);
+}
+
 int
 main(void)
 {
@@ -1239,6 +1324,7 @@ main(void)
 		cmocka_unit_test(test_envelope_checker),
 		cmocka_unit_test(test_envelope_random),
 		cmocka_unit_test(test_long_run_accuracy),
+		cmocka_unit_test(test_admit_run_matches_one_by_one),
 	};
 
 	seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
