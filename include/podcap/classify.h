@@ -18,7 +18,10 @@
 #ifndef PODCAP_CLASSIFY_H
 #define PODCAP_CLASSIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "podcap/bytes.h"
 
 enum pc_dir {
 	PC_DIR_UP = 0,    /* pod -> fabric */
@@ -41,6 +44,25 @@ struct pc_frame_key {
 
 enum pc_class pc_classify(const uint8_t *frame, uint32_t len, enum pc_dir dir,
 			  struct pc_frame_key *key);
+
+/*
+ * The common frame, decided inline: untagged IPv4 with a 20-byte header and
+ * a total length the frame holds. True, with the address that names the pod
+ * (host order, as rte_lpm takes it), for such a frame; false for any other,
+ * which pc_classify() must decide. Where it returns true, pc_classify()
+ * returns PC_CLASS_IPV4 with the same address (tests/unit/test_classify.c).
+ */
+static inline bool
+pc_classify_ipv4_plain(const uint8_t *frame, uint32_t len, enum pc_dir dir, uint32_t *addr)
+{
+	if (len < 14 + 20 || frame[12] != 0x08 || frame[13] != 0x00 || frame[14] != 0x45)
+		return false;
+	uint32_t tot_len = pc_load_be16(frame + 16);
+	if (tot_len < 20 || tot_len > len - 14)
+		return false;
+	*addr = pc_load_be32(frame + 14 + (dir == PC_DIR_UP ? 12 : 16));
+	return true;
+}
 
 const char *pc_dir_name(enum pc_dir dir);   /* "up" / "down" */
 

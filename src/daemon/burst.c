@@ -61,7 +61,13 @@ read_header(const struct pc_table *t, enum pc_dir d, struct rte_mbuf *m, uint16_
 		drop_as(c, i, PC_DROP_MALFORMED);
 		return;
 	}
-	switch (pc_classify(rte_pktmbuf_mtod(m, const uint8_t *), len, d, &key)) {
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (likely(pc_classify_ipv4_plain(frame, len, d, &lk->ip4[lk->n4]))) {
+		lk->at4[lk->n4++] = (uint8_t)i;
+		c->pod[i] = -1;
+		return;
+	}
+	switch (pc_classify(frame, len, d, &key)) {
 	case PC_CLASS_IPV4:
 		lk->at4[lk->n4] = (uint8_t)i;
 		lk->ip4[lk->n4++] = pc_load_be32(key.addr);
@@ -163,7 +169,8 @@ pc_burst_prefetch(const struct pc_table *t, unsigned u, const struct pc_worker *
 	bool shared = t->uplinks[u].nqueues > 1;
 
 	for (uint16_t i = 0; i < n; i++) {
-		if (c->pod[i] < 0)
+		/* a run of one pod's frames loads its lines once */
+		if (c->pod[i] < 0 || (i > 0 && c->pod[i] == c->pod[i - 1]))
 			continue;
 		uint32_t idx = (uint32_t)c->pod[i] * PC_DIR_COUNT + d;
 		if (shared) {
