@@ -330,15 +330,64 @@ def worker_sched(pid):
     """(cpu ns, wait ns, threads) summed over the forwarding threads, from their schedstat,
     or None."""
     cpu = wait = n = 0
+    for tid in worker_tids(pid):
+        try:
+            c, w, _ = open(f"/proc/{pid}/task/{tid}/schedstat").read().split()
+        except OSError:
+            continue
+        cpu, wait, n = cpu + int(c), wait + int(w), n + 1
+    return (cpu, wait, n) if n else None
+
+
+# --- where the forwarding thread's time goes -----------------------------------
+
+def perf_available():
+    return shutil.which("perf") is not None
+
+
+def worker_tids(pid):
+    tids = []
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             comm = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
         except OSError:
             continue
         if comm.startswith(("rte-worker", "lcore-worker")):
-            c, w, _ = open(f"/proc/{pid}/task/{tid}/schedstat").read().split()
-            cpu, wait, n = cpu + int(c), wait + int(w), n + 1
-    return (cpu, wait, n) if n else None
+            tids.append(tid)
+    return tids
+
+
+def profile(pid, secs, out, top=12):
+    """Samples the forwarding threads of pid with perf (cpu-clock, 4 kHz: a virtual
+    machine has no hardware counters) for secs and returns [(share, symbol)], the `top`
+    symbols by share of the samples, with 'other' for the rest, or None without perf."""
+    tids = worker_tids(pid)
+    if not perf_available() or not tids:
+        return None
+    cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "4000", "-t", ",".join(tids),
+           "-o", out, "--", "sleep", str(secs)]
+    COMMANDS.append(" ".join(cmd))
+    if subprocess.run(cmd, capture_output=True).returncode != 0:
+        return None
+    rep = ["perf", "report", "-i", out, "--stdio", "--no-children", "--sort", "dso,sym",
+           "--percent-limit", "0"]
+    COMMANDS.append(" ".join(rep))
+    r = subprocess.run(rep, capture_output=True, text=True)
+    shares = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+(\S+)\s+\[([.k])\]\s+(\S+)", line)
+        if not m:
+            continue
+        dso, sym = m[2], m[4]
+        # a stripped library's static functions have no name: counted as the library's
+        name = f"{dso} (no symbols)" if sym.startswith("0x") or m[3] == "k" and dso == "[unknown]" \
+            else sym if m[3] == "." else f"{sym} [kernel]"
+        shares[name] = shares.get(name, 0) + float(m[1]) / 100
+    if not shares:
+        return None
+    rows = sorted(((v, k) for k, v in shares.items()), reverse=True)
+    rest = sum(x for x, _ in rows[top:])
+    return rows[:top] + ([(rest, "(other)")] if rest > 0 else [])
 
 
 # --- podcapd and testpmd ---------------------------------------------------

@@ -670,6 +670,13 @@ def cmd_doc(args):
         for n in doc.get("notes", []):
             out.append("- " + n)
         out.append("")
+        for t in doc.get("tables", []):
+            out.append("### %s\n" % t.get("title", ""))
+            out.append(md_table(t.get("columns", []), t.get("rows", [])))
+            out.append("")
+            for n in t.get("notes", []):
+                out.append("- " + n)
+            out.append("")
         if doc.get("commands"):
             out.append("Commands:\n\n```\n%s\n```\n" % "\n".join(doc["commands"]))
     out.append(CLOCK)
