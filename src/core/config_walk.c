@@ -61,7 +61,7 @@ quote(const char *s, char *buf, size_t n)
 
 		buf[k++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
 	}
-	if (s[i] != '\0' && k + 4 < n) {
+	if (s[i] != '\0' && k + 3 < n) {
 		memcpy(buf + k, "...", 3);
 		k += 3;
 	}
