@@ -360,7 +360,8 @@ def worker_tids(pid):
 def profile(pid, secs, out, top=12):
     """Samples the forwarding threads of pid with perf (cpu-clock, 4 kHz: a virtual
     machine has no hardware counters) for secs and returns [(share, symbol)], the `top`
-    symbols by share of the samples, with 'other' for the rest, or None without perf."""
+    symbols by share of the samples (those of 0.5 % at least), with '(other)' for the
+    rest, or None without perf."""
     tids = worker_tids(pid)
     if not perf_available() or not tids:
         return None
@@ -386,8 +387,10 @@ def profile(pid, secs, out, top=12):
     if not shares:
         return None
     rows = sorted(((v, k) for k, v in shares.items()), reverse=True)
-    rest = sum(x for x, _ in rows[top:])
-    return rows[:top] + ([(rest, "(other)")] if rest > 0 else [])
+    # what is under 0.5 % of the samples (the kernel's ticks, mostly) is one row
+    shown = [r for r in rows[:top] if r[0] >= 0.005]
+    rest = sum(x for x, _ in rows) - sum(x for x, _ in shown)
+    return shown + ([(rest, "(other)")] if rest > 0 else [])
 
 
 # --- podcapd and testpmd ---------------------------------------------------
