@@ -106,4 +106,20 @@ pc_lease_admit(struct pc_lease *l, struct pc_budget *b, uint64_t now, uint64_t b
 	return pc_lease_take(l, b, now, cost);
 }
 
+/*
+ * A run of frames of one pod, `bytes` in all: true, with their tokens
+ * taken, when the lease alone covers the run (one by one, each would pass
+ * from the lease and none would touch the budget); false, with nothing
+ * taken, otherwise, and each must then go through pc_lease_admit().
+ */
+static inline bool
+pc_lease_admit_run(struct pc_lease *l, const struct pc_budget *b, uint64_t bytes)
+{
+	pc_u128 cost = (pc_u128)bytes * 8u * b->hz;
+	if (l->tokens < cost)
+		return false;
+	l->tokens -= cost;
+	return true;
+}
+
 #endif /* PODCAP_LEASE_H */

@@ -224,6 +224,25 @@ admit_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir
 	return true;
 }
 
+/* Frames i..j-1 of one pod on a shared uplink, passed at once when the lease covers them. */
+static inline bool
+admit_shared_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+		 struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t i, uint16_t j)
+{
+	int32_t pod = c->pod[i];
+	if (pod < 0)
+		return false;
+	uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
+	uint64_t bytes = 0;
+	for (uint16_t k = i; k < j; k++)
+		bytes += c->len[k];
+	if (!pc_lease_admit_run(&w->leases[idx], &t->budgets[idx], bytes))
+		return false;
+	for (uint16_t k = i; k < j; k++)
+		tx_stage(w, t, u, d, (uint32_t)pod, pkts[k], c->len[k]);
+	return true;
+}
+
 /*
  * A burst classified as a whole, then admitted frame by frame in arrival
  * order, with every bucket and counter line it will touch already loading.
@@ -237,9 +256,14 @@ admit_burst(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_d
 	pc_burst_classify(t, u, d, pkts, n, &c);
 	pc_burst_prefetch(t, u, w, d, &c, n);
 	if (unlikely(t->uplinks[u].nqueues > 1)) {
-		for (uint16_t i = 0; i < n; i++)
-			admit_shared(w, t, u, d, pkts[i], c.len[i], c.pod[i],
-				     (enum pc_link_drop)c.why[i], now);
+		for (uint16_t i = 0; i < n;) {
+			uint16_t j = run_end(&c, i, n);
+			if (!admit_shared_run(w, t, u, d, pkts, &c, i, j))
+				for (uint16_t k = i; k < j; k++)
+					admit_shared(w, t, u, d, pkts[k], c.len[k], c.pod[k],
+						     (enum pc_link_drop)c.why[k], now);
+			i = j;
+		}
 		return;
 	}
 	for (uint16_t i = 0; i < n;) {

@@ -165,6 +165,56 @@ test_exact_single(void **state)
 	assert_true(pc_lease_admit(&l, &b, t + 1500000, 1500));
 }
 
+/*
+ * A run passed from the lease at once against the same frames one by one:
+ * the same frames pass and lease and budget end identical, with the run
+ * falling back to one by one whenever the lease does not cover it.
+ */
+static void
+test_run_matches_one_by_one(void **state)
+{
+	(void)state;
+	struct pc_limits lim = limits(1000 * MBPS, 1000000);
+	struct pc_budget brun, bone;
+	struct pc_lease lrun = { 0 }, lone = { 0 };
+	uint64_t t = 1000, rs = 0x9e3779b97f4a7c15ULL;
+	unsigned whole = 0, split = 0;
+
+	assert_int_equal(pc_budget_init(&brun, &lim, 2, MAX_FRAME, HZ_NS, t, NULL), 0);
+	assert_int_equal(pc_budget_init(&bone, &lim, 2, MAX_FRAME, HZ_NS, t, NULL), 0);
+	for (unsigned r = 0; r < 20000; r++) {
+		uint32_t len[32];
+		uint64_t bytes = 0;
+		rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned n = 1 + (unsigned)(rs >> 59);
+		t += (rs >> 20) % 200000;
+		for (unsigned k = 0; k < n; k++) {
+			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+			len[k] = MIN_FRAME + (uint32_t)((rs >> 33) % (MAX_FRAME - MIN_FRAME + 1));
+			bytes += len[k];
+		}
+		bool passed = pc_lease_admit_run(&lrun, &brun, bytes);
+		for (unsigned k = 0; k < n; k++) {
+			bool one = pc_lease_admit(&lone, &bone, t, len[k]);
+			assert_true(!passed || one);
+			if (!passed)
+				assert_int_equal(pc_lease_admit(&lrun, &brun, t, len[k]), one);
+		}
+		whole += passed;
+		split += !passed;
+		assert_true(lrun.tokens == lone.tokens);
+		assert_true(pc_budget_level(&brun, t) == pc_budget_level(&bone, t));
+	}
+	print_message("  %u runs passed from the lease whole, %u one by one\n", whole, split);
+	/* both ways were taken, or the comparison proved nothing */
+	assert_true(whole > 1000 && split > 1000);
+	/* at the edge: a lease of exactly the run's cost passes it, one byte more does not */
+	lrun.tokens = (pc_u128)3000 * 8 * HZ_NS;
+	assert_false(pc_lease_admit_run(&lrun, &brun, 3001));
+	assert_true(pc_lease_admit_run(&lrun, &brun, 3000));
+	assert_true(lrun.tokens == 0);
+}
+
 /* A reload's budget holds nothing until the first worker that takes its table starts it. */
 static void
 test_hold_start(void **state)
@@ -411,6 +461,7 @@ main(void)
 		cmocka_unit_test(test_lease_sizes),
 		cmocka_unit_test(test_init_refuses_small_burst),
 		cmocka_unit_test(test_exact_single),
+		cmocka_unit_test(test_run_matches_one_by_one),
 		cmocka_unit_test(test_hold_start),
 		cmocka_unit_test(test_stranded_leases),
 		cmocka_unit_test(test_race_two),
