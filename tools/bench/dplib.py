@@ -606,28 +606,28 @@ class Ovs:
              "other_config:per-port-memory=true")
         _ovs(OVS_VSWITCHD, f"unix:{OVS_RUN}/db.sock", "--pidfile", "--detach",
              f"--log-file={self.log}", f"--unixctl={self.ctl}")
-        _ovs("ovs-vsctl", "add-br", "br0", "--", "set", "bridge", "br0", "datapath_type=netdev",
+        _ovs("ovs-vsctl", "add-br", "ovsbr0", "--", "set", "bridge", "ovsbr0", "datapath_type=netdev",
              "protocols=OpenFlow13", log=self.log)
         for name, vdev in (("pod", pod_vdev), ("fab", fab_vdev)):
-            _ovs("ovs-vsctl", "add-port", "br0", name, "--", "set", "Interface", name,
+            _ovs("ovs-vsctl", "add-port", "ovsbr0", name, "--", "set", "Interface", name,
                  "type=dpdk", f"options:dpdk-devargs={vdev}", log=self.log)
             # ovs-vsctl exits 0 when only the datapath refused the port
             err = _ovs("ovs-vsctl", "get", "Interface", name, "error", log=self.log)
             if err not in ("", "[]"):
                 raise OvsError(f"port {name} ({vdev}): {err}{_ovs_errors(self.log)}")
-        _ovs("ovs-ofctl", "-O", "OpenFlow13", "del-flows", "br0", log=self.log)
+        _ovs("ovs-ofctl", "-O", "OpenFlow13", "del-flows", "ovsbr0", log=self.log)
         action = "output:fab"
         if meter_kbps:
-            _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-meter", "br0",
+            _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-meter", "ovsbr0",
                  f"meter=1,kbps,band=type=drop,rate={meter_kbps}", log=self.log)
             action = "meter:1,output:fab"
-        _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-flow", "br0", f"in_port=pod,actions={action}",
+        _ovs("ovs-ofctl", "-O", "OpenFlow13", "add-flow", "ovsbr0", f"in_port=pod,actions={action}",
              log=self.log)
 
     def stats(self, port):
         """(rx packets, tx packets) of a bridge port, from the datapath itself (the
         database's Interface statistics are refreshed only every few seconds)."""
-        out = _ovs("ovs-ofctl", "-O", "OpenFlow13", "dump-ports", "br0", port)
+        out = _ovs("ovs-ofctl", "-O", "OpenFlow13", "dump-ports", "ovsbr0", port)
         rx = re.search(r"rx pkts=(\d+)", out)
         tx = re.search(r"tx pkts=(\d+)", out)
         return int(rx[1]) if rx else 0, int(tx[1]) if tx else 0
@@ -663,6 +663,8 @@ class Ovs:
                 os.kill(p, signal.SIGKILL)
             except OSError:
                 pass
+        # the netdev bridge's own port is a kernel tap of the bridge's name
+        subprocess.run(["ip", "link", "del", "ovsbr0"], capture_output=True)
         for d in self.DIRS:
             subprocess.run(["umount", "-l", d], capture_output=True)
         hugepages_clear()

@@ -389,7 +389,7 @@ bench_ovs_port()
 {
 	local name=$1 devargs=$2 err
 
-	bench_ovs ovs-vsctl add-port br0 "$name" -- set Interface "$name" type=dpdk \
+	bench_ovs ovs-vsctl add-port ovsbr0 "$name" -- set Interface "$name" type=dpdk \
 	    options:dpdk-devargs="$devargs" || return 1
 	err=$(ovs-vsctl get Interface "$name" error 2>&1)
 	case $err in
@@ -430,19 +430,19 @@ bench_ovs_setup()
 	    other_config:per-port-memory=true &&
 	bench_ovs "$BENCH_OVS_VSWITCHD" unix:/run/openvswitch/db.sock --pidfile --detach \
 	    --log-file="$BENCH_TMP/ovs-vswitchd.log" --unixctl="$ctl" &&
-	bench_ovs ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev protocols=OpenFlow13 &&
+	bench_ovs ovs-vsctl add-br ovsbr0 -- set bridge ovsbr0 datapath_type=netdev protocols=OpenFlow13 &&
 	bench_ovs_port pod net_af_packet0,iface=vpod0 &&
 	bench_ovs_port fab net_af_packet1,iface=vfab0 &&
-	bench_ovs ovs-ofctl -O OpenFlow13 del-flows br0 || return 1
+	bench_ovs ovs-ofctl -O OpenFlow13 del-flows ovsbr0 || return 1
 	for d in 1 2; do
-		bench_ovs ovs-ofctl -O OpenFlow13 add-meter br0 \
+		bench_ovs ovs-ofctl -O OpenFlow13 add-meter ovsbr0 \
 		    "meter=$d,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst" || return 1
 	done
-	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=pod,actions=meter:1,output:fab &&
-	bench_ovs ovs-ofctl -O OpenFlow13 add-flow br0 in_port=fab,actions=meter:2,output:pod || return 1
+	bench_ovs ovs-ofctl -O OpenFlow13 add-flow ovsbr0 in_port=pod,actions=meter:1,output:fab &&
+	bench_ovs ovs-ofctl -O OpenFlow13 add-flow ovsbr0 in_port=fab,actions=meter:2,output:pod || return 1
 	BENCH_FWD_PID=$(cat /run/openvswitch/ovs-vswitchd-dpdk.pid /run/openvswitch/ovs-vswitchd.pid 2>/dev/null | head -n 1)
 	bench_command "ovs-vswitchd-dpdk (netdev bridge, dpdk ports net_af_packet0,iface=vpod0 and net_af_packet1,iface=vfab0, pmd-cpu-mask=0x2, per-port-memory=true)"
-	bench_command "ovs-ofctl -O OpenFlow13 add-meter br0 meter=N,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst  # N = 1 up, 2 down"
+	bench_command "ovs-ofctl -O OpenFlow13 add-meter ovsbr0 meter=N,kbps,burst,band=type=drop,rate=$kbps,burst_size=$burst  # N = 1 up, 2 down"
 }
 
 bench_ovs_stop()
@@ -469,6 +469,8 @@ bench_ovs_stop()
 	for d in $pids; do
 		kill -9 "$d" 2>/dev/null
 	done
+	# the netdev bridge's own port is a kernel tap of the bridge's name
+	ip link del ovsbr0 2>/dev/null
 	for d in $BENCH_OVS_DIRS; do
 		umount -l "$d" 2>/dev/null
 	done
