@@ -232,7 +232,10 @@ def cmd_cap_accuracy(args):
         "OVS meter: OVS-DPDK (Debian's ovs-vswitchd-dpdk, one PMD on CPU 1) between the same "
         "veths as af_packet dpdk ports, each direction through an OpenFlow 1.3 meter with a "
         "drop band at the cap and burst_size 100 ms at the cap (kbits); '-' when not installed "
-        "or when it could not run (a note then says why).",
+        "or when it could not run (a note then says why). A meter polices: its drop band has "
+        "no queue, so TCP meets every excess as a loss and backs off, where podcapd's shape "
+        "mode and tc tbf queue up to 50 ms; a meter's goodput/cap measures that difference, "
+        "not the meter's arithmetic (its counter columns show what it let through).",
         "podcapd/tc target: met when podcapd's goodput is at least 0.999 of tc's (the "
         "resolution of iperf3's rate over a few seconds).",
         "core wait: the time podcapd's polling thread was runnable but waiting for its core; "
