@@ -26,7 +26,7 @@
 
 #include "verify_fleet.h"
 
-#define MAX_ARGS 256
+#define MAX_ARGS 512
 
 struct run {
 	const struct pc_fleet_appliance *a;
@@ -65,11 +65,19 @@ fleet_die(int status, const char *fmt, ...)
 static bool
 takes_arg(const char *opt)
 {
-	static const char *const with[] = {
-		"--now",      "--clock-skew",         "--max-unaccounted",
-		"--max-gap",  "--max-checkpoint-age", "--max-merged-windows",
-		"--build-id", "--model-size"
-	};
+	static const char *const with[] = { "--now",
+					    "--clock-skew",
+					    "--max-unaccounted",
+					    "--max-gap",
+					    "--max-checkpoint-age",
+					    "--max-merged-windows",
+					    "--build-id",
+					    "--model-size",
+					    "--witness-quorum",
+					    "--max-witness-delay",
+					    "--max-map-age",
+					    "--tap-clock-offset",
+					    "--tap-line-rate" };
 
 	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++)
 		if (strcmp(opt, with[i]) == 0)
@@ -99,16 +107,18 @@ parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
 		} else if (strcmp(a, "--indicators") == 0) {
 			o->pass[o->npass++] = a;
 		} else if (takes_arg(a) && i + 1 < argc) {
-			if (o->npass + 2 > MAX_ARGS - 32)
+			if (o->npass + 2 > MAX_ARGS / 2)
 				fleet_die(2, "too many options");
 			o->now_given |= strcmp(a, "--now") == 0;
 			o->pass[o->npass++] = a;
 			o->pass[o->npass++] = argv[++i];
 		} else {
-			fleet_die(2,
-				  "%s: not an option with --fleet (the fleet file names each "
-				  "appliance's key, source, pod maps and state)",
-				  a);
+			fleet_die(
+			    2,
+			    "%s: not an option with --fleet (the fleet file names each "
+			    "appliance's key, source, pod maps, state, witnesses, attestation "
+			    "policy, declarations and taps)",
+			    a);
 		}
 	}
 	if (o->file == NULL)
@@ -124,6 +134,60 @@ arg(const char *s)
 	if (c == NULL)
 		_exit(2);
 	return c;
+}
+
+/*
+ * Whether a fleet-wide option applies to appliance a: the witness, map-age
+ * and tap options only to an appliance whose entry names witnesses,
+ * declarations or taps (for another, podcap-verify would refuse them).
+ */
+static bool
+applies(const struct pc_fleet_appliance *a, const char *opt)
+{
+	if (strcmp(opt, "--witness-quorum") == 0 || strcmp(opt, "--max-witness-delay") == 0)
+		return a->nwitnesses > 0;
+	if (strcmp(opt, "--max-map-age") == 0)
+		return a->declarations != NULL;
+	if (strcmp(opt, "--tap-clock-offset") == 0 || strcmp(opt, "--tap-line-rate") == 0)
+		return a->ntaps > 0;
+	return true;
+}
+
+/*
+ * What the fleet file says this appliance's evidence must show beyond its
+ * own log: its witnesses, its TPM policy, the auditor's declarations and
+ * draw, and the verifier's taps on its links. Returns the new argc.
+ */
+static int
+trust_args(const struct pc_fleet_appliance *a, char **argv, int n)
+{
+	for (size_t i = 0; i < a->nwitnesses; i++) {
+		argv[n++] = arg("--witness");
+		argv[n++] = arg(a->witnesses[i]);
+	}
+	if (a->attest != NULL) {
+		argv[n++] = arg("--attest");
+		argv[n++] = arg(a->attest);
+	}
+	if (a->declarations != NULL) {
+		argv[n++] = arg("--pod-maps");
+		argv[n++] = arg(a->declarations);
+	}
+	for (size_t i = 0; i < a->nauditor_keys; i++) {
+		argv[n++] = arg("--auditor-key");
+		argv[n++] = arg(a->auditor_keys[i]);
+	}
+	if (a->assignment != NULL) {
+		argv[n++] = arg("--assignment");
+		argv[n++] = arg(a->assignment);
+	}
+	for (size_t i = 0; i < a->ntaps; i++) {
+		argv[n++] = arg("--tap");
+		argv[n++] = arg(a->taps[i].url != NULL ? a->taps[i].url : a->taps[i].ledger);
+		argv[n++] = arg("--tap-key");
+		argv[n++] = arg(a->taps[i].key);
+	}
+	return n;
 }
 
 /* The child: stdout and stderr to their files, then the one-appliance verifier. */
@@ -150,6 +214,7 @@ child(struct run *r, const struct fleet_opts *o, const char *now, int (*verify_m
 		argv[n++] = arg("--state");
 		argv[n++] = arg(r->a->state);
 	}
+	n = trust_args(r->a, argv, n);
 	if (o->json)
 		argv[n++] = arg("--json");
 	if (o->html != NULL) {
@@ -160,8 +225,13 @@ child(struct run *r, const struct fleet_opts *o, const char *now, int (*verify_m
 		argv[n++] = arg("--now");
 		argv[n++] = arg(now);
 	}
-	for (int i = 0; i < o->npass; i++)
+	for (int i = 0; i < o->npass; i++) {
+		if (!applies(r->a, o->pass[i])) {
+			i++; /* and its argument */
+			continue;
+		}
 		argv[n++] = arg(o->pass[i]);
+	}
 	argv[n] = NULL;
 	optind = 0; /* getopt starts afresh in the child */
 	fflush(NULL);

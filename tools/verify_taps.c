@@ -179,6 +179,15 @@ pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *po
 		else
 			printf("\ntap %zu: %s (verified with its own key)\n", i + 1, o->source[i]);
 		int s = verify_tap(o, i, policy, read_log, maps, nmaps, stdout);
+		if (s == 0 && pc_reconcile_tap_side(rc, (int)i) == 0) {
+			/* a shaper's log, or another appliance's, given as a tap's */
+			fprintf(
+			    stderr,
+			    "podcap-verify: --tap %s: its log has no OBSERVE record: not the log "
+			    "of a tap (podcapd with appliance.role pod-tap or fabric-tap)\n",
+			    o->source[i]);
+			s = 1;
+		}
 		if (s != 0) {
 			/* a tap log that does not verify is no evidence: nothing is reconciled with it */
 			pc_reconcile_tap_discard(rc, (int)i);

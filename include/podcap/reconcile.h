@@ -59,6 +59,11 @@ int pc_reconcile_tap(struct pc_reconcile *rc, const char *source);
 void pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, size_t len);
 /* Forgets what tap t logged (its log did not verify): none of its windows is evidence. */
 void pc_reconcile_tap_discard(struct pc_reconcile *rc, int tap);
+/*
+ * The side tap t's OBSERVE records name (enum pc_role: PC_ROLE_POD_TAP or
+ * PC_ROLE_FABRIC_TAP), or 0 when its log has none: not a tap's log.
+ */
+unsigned pc_reconcile_tap_side(const struct pc_reconcile *rc, int tap);
 /* The declared maps given to pc_reconcile_new, and their number in *n when n is not NULL. */
 const struct pc_config *const *pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n);
 /* Compares; returns the number of windows or runs of windows that disagree. */

@@ -90,26 +90,85 @@ url_of(struct fctx *c, const yaml_node_t *v, char **out)
 	return 0;
 }
 
+/* A list of paths (a single one may be a string): at most max, into out[*n]. */
 static int
-pod_maps_of(struct fctx *c, const yaml_node_t *v, struct pc_fleet_appliance *a)
+paths_of(struct fctx *c, const char *key, const yaml_node_t *v, char **out, size_t *n, size_t max)
 {
 	if (v->type == YAML_SCALAR_NODE) {
-		a->npod_maps = 1;
-		return path_of(c, "pod_maps", v, &a->pod_maps[0]);
+		*n = 1;
+		return path_of(c, key, v, &out[0]);
 	}
 	if (v->type != YAML_SEQUENCE_NODE)
-		return fail(c, v, "pod_maps must be a list of files or directories");
+		return fail(c, v, "%s must be a list of paths", key);
 	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
 	     i++) {
 		const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
 
-		if (a->npod_maps == PC_FLEET_MAX_MAPS)
-			return fail(c, item, "more than %d pod maps", PC_FLEET_MAX_MAPS);
-		if (path_of(c, "pod_maps", item, &a->pod_maps[a->npod_maps]) < 0)
+		if (*n == max)
+			return fail(c, item, "more than %zu in %s", max, key);
+		if (path_of(c, key, item, &out[*n]) < 0)
 			return -1;
-		a->npod_maps++;
+		(*n)++;
 	}
 	return 0;
+}
+
+static int
+tap_of(struct fctx *c, const yaml_node_t *n, struct pc_fleet_tap *t)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(c, n, "a tap must be a mapping (url or ledger, key)");
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		const yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *ks;
+		int rc;
+
+		if (scalar(c, "a key", k, &ks) < 0)
+			return -1;
+		if (strcmp(ks, "url") == 0)
+			rc = t->url != NULL ? fail(c, v, "url given twice") : url_of(c, v, &t->url);
+		else if (strcmp(ks, "ledger") == 0)
+			rc = t->ledger != NULL ? fail(c, v, "ledger given twice")
+					       : path_of(c, "ledger", v, &t->ledger);
+		else if (strcmp(ks, "key") == 0)
+			rc = t->key != NULL ? fail(c, v, "key given twice")
+					    : path_of(c, "key", v, &t->key);
+		else
+			rc = fail(c, k, "unknown key '%.64s' in a tap (url, ledger, key)", ks);
+		if (rc < 0)
+			return -1;
+	}
+	if ((t->url == NULL) == (t->ledger == NULL))
+		return fail(c, n, "a tap needs exactly one of url and ledger");
+	if (t->key == NULL)
+		return fail(c, n, "a tap needs a key (its verifier key file)");
+	return 0;
+}
+
+static int
+taps_of(struct fctx *c, const yaml_node_t *v, struct pc_fleet_appliance *a)
+{
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(c, v, "taps must be a list of taps (url or ledger, key)");
+	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+	     i++) {
+		const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
+
+		if (a->ntaps == PC_FLEET_MAX_KEYS)
+			return fail(c, item, "more than %d taps", PC_FLEET_MAX_KEYS);
+		if (tap_of(c, item, &a->taps[a->ntaps++]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A path given once: its key's value, into *out. */
+static int
+path_once(struct fctx *c, const char *key, const yaml_node_t *v, char **out)
+{
+	return *out != NULL ? fail(c, v, "%s given twice", key) : path_of(c, key, v, out);
 }
 
 static int
@@ -131,13 +190,29 @@ appliance_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fle
 		return a->ledger != NULL ? fail(c, v, "ledger given twice")
 					 : path_of(c, "ledger", v, &a->ledger);
 	if (strcmp(k, "key") == 0)
-		return a->key != NULL ? fail(c, v, "key given twice")
-				      : path_of(c, "key", v, &a->key);
+		return path_once(c, "key", v, &a->key);
 	if (strcmp(k, "state") == 0)
-		return a->state != NULL ? fail(c, v, "state given twice")
-					: path_of(c, "state", v, &a->state);
+		return path_once(c, "state", v, &a->state);
+	if (strcmp(k, "attest") == 0)
+		return path_once(c, "attest", v, &a->attest);
+	if (strcmp(k, "declarations") == 0)
+		return path_once(c, "declarations", v, &a->declarations);
+	if (strcmp(k, "assignment") == 0)
+		return path_once(c, "assignment", v, &a->assignment);
 	if (strcmp(k, "pod_maps") == 0)
-		return a->npod_maps > 0 ? fail(c, v, "pod_maps given twice") : pod_maps_of(c, v, a);
+		return a->npod_maps > 0
+		    ? fail(c, v, "pod_maps given twice")
+		    : paths_of(c, "pod_maps", v, a->pod_maps, &a->npod_maps, PC_FLEET_MAX_MAPS);
+	if (strcmp(k, "witnesses") == 0)
+		return a->nwitnesses > 0
+		    ? fail(c, v, "witnesses given twice")
+		    : paths_of(c, "witnesses", v, a->witnesses, &a->nwitnesses, PC_FLEET_MAX_KEYS);
+	if (strcmp(k, "auditor_keys") == 0)
+		return a->nauditor_keys > 0 ? fail(c, v, "auditor_keys given twice")
+					    : paths_of(c, "auditor_keys", v, a->auditor_keys,
+						       &a->nauditor_keys, PC_FLEET_MAX_KEYS);
+	if (strcmp(k, "taps") == 0)
+		return a->ntaps > 0 ? fail(c, v, "taps given twice") : taps_of(c, v, a);
 	return 1;
 }
 
@@ -159,10 +234,12 @@ appliance(struct fctx *c, const yaml_node_t *n, struct pc_fleet_appliance *a)
 		if (rc < 0)
 			return -1;
 		if (rc > 0)
-			return fail(c, k,
-				    "unknown key '%.64s' in an appliance (name, url, ledger, key, "
-				    "pod_maps, state)",
-				    ks);
+			return fail(
+			    c, k,
+			    "unknown key '%.64s' in an appliance (name, url, ledger, key, "
+			    "pod_maps, state, witnesses, attest, declarations, auditor_keys, "
+			    "assignment, taps)",
+			    ks);
 	}
 	if (a->name[0] == '\0')
 		return fail(c, n, "an appliance needs a name");
@@ -170,6 +247,9 @@ appliance(struct fctx *c, const yaml_node_t *n, struct pc_fleet_appliance *a)
 		return fail(c, n, "appliance %s needs exactly one of url and ledger", a->name);
 	if (a->key == NULL)
 		return fail(c, n, "appliance %s needs a key (its verifier key file)", a->name);
+	if (a->nauditor_keys > 0 && a->declarations == NULL)
+		return fail(c, n, "appliance %s has auditor_keys but no declarations to check",
+			    a->name);
 	return 0;
 }
 
@@ -332,8 +412,20 @@ pc_fleet_free(struct pc_fleet *fl)
 		free(a->ledger);
 		free(a->key);
 		free(a->state);
+		free(a->attest);
+		free(a->declarations);
+		free(a->assignment);
 		for (size_t k = 0; k < a->npod_maps; k++)
 			free(a->pod_maps[k]);
+		for (size_t k = 0; k < a->nwitnesses; k++)
+			free(a->witnesses[k]);
+		for (size_t k = 0; k < a->nauditor_keys; k++)
+			free(a->auditor_keys[k]);
+		for (size_t k = 0; k < a->ntaps; k++) {
+			free(a->taps[k].url);
+			free(a->taps[k].ledger);
+			free(a->taps[k].key);
+		}
 	}
 	free(fl->a);
 	memset(fl, 0, sizeof(*fl));

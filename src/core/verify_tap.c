@@ -324,6 +324,12 @@ pc_reconcile_tap_discard(struct pc_reconcile *rc, int tap)
 	l->open = false;
 }
 
+unsigned
+pc_reconcile_tap_side(const struct pc_reconcile *rc, int tap)
+{
+	return tap < 0 || tap >= rc->ntaps ? 0 : rc->taps[tap].side;
+}
+
 const struct pc_config *const *
 pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n)
 {

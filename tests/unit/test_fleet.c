@@ -81,6 +81,52 @@ test_load(void **state)
 	write_fleet("appliances:\n  - {name: a, ledger: l, key: k}\n");
 	assert_int_equal(pc_fleet_load(file, &fl, &err), 0);
 	assert_int_equal(fl.jobs, PC_FLEET_DEFAULT_JOBS);
+	assert_int_equal(fl.a[0].nwitnesses + fl.a[0].nauditor_keys + fl.a[0].ntaps, 0);
+	assert_null(fl.a[0].attest);
+	assert_null(fl.a[0].declarations);
+	assert_null(fl.a[0].assignment);
+	pc_fleet_free(&fl);
+}
+
+/* What an appliance's evidence must show beyond its log, each path from the file's directory. */
+static void
+test_load_trust(void **state)
+{
+	struct pc_fleet fl;
+	struct pc_error err;
+	char want[PC_PATH_LEN + 64];
+
+	(void)state;
+	write_fleet("appliances:\n"
+		    "  - name: rack7\n    ledger: l\n    key: k\n"
+		    "    witnesses: [keys/w1.vkey, /etc/podcap/w2.vkey]\n"
+		    "    attest: policy.yaml\n    declarations: signed\n"
+		    "    auditor_keys: keys/aud.pub\n    assignment: draw\n"
+		    "    taps:\n      - {url: http://10.9.0.7:9180, key: keys/tap.pub}\n"
+		    "      - {ledger: /srv/tap8, key: /k/tap8.pub}\n");
+	if (pc_fleet_load(file, &fl, &err) != 0)
+		fail_msg("%u:%u: %s", err.mark.line, err.mark.col, err.msg);
+	const struct pc_fleet_appliance *a = &fl.a[0];
+	assert_int_equal(a->nwitnesses, 2);
+	snprintf(want, sizeof(want), "%s/keys/w1.vkey", dir);
+	assert_string_equal(a->witnesses[0], want);
+	assert_string_equal(a->witnesses[1], "/etc/podcap/w2.vkey");
+	snprintf(want, sizeof(want), "%s/policy.yaml", dir);
+	assert_string_equal(a->attest, want);
+	snprintf(want, sizeof(want), "%s/signed", dir);
+	assert_string_equal(a->declarations, want);
+	assert_int_equal(a->nauditor_keys, 1);
+	snprintf(want, sizeof(want), "%s/keys/aud.pub", dir);
+	assert_string_equal(a->auditor_keys[0], want);
+	snprintf(want, sizeof(want), "%s/draw", dir);
+	assert_string_equal(a->assignment, want);
+	assert_int_equal(a->ntaps, 2);
+	assert_string_equal(a->taps[0].url, "http://10.9.0.7:9180");
+	assert_null(a->taps[0].ledger);
+	snprintf(want, sizeof(want), "%s/keys/tap.pub", dir);
+	assert_string_equal(a->taps[0].key, want);
+	assert_string_equal(a->taps[1].ledger, "/srv/tap8");
+	assert_string_equal(a->taps[1].key, "/k/tap8.pub");
 	pc_fleet_free(&fl);
 }
 
@@ -109,6 +155,20 @@ static const struct bad bad[] = {
 	{ "appliances:\n  - {name: a, ledger: [l], key: k}\n", 2, 23,
 	  "ledger must be a non-empty string" },
 	{ "appliances:\n  - {name: a, ledger: l, key: k\n", 3, 1, "did not find expected" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, auditor_keys: [x]}\n", 2, 5,
+	  "appliance a has auditor_keys but no declarations to check" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, attest: p, attest: q}\n", 2, 53,
+	  "attest given twice" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, taps: [{url: http://t}]}\n", 2, 41,
+	  "a tap needs a key" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, taps: [{key: t}]}\n", 2, 41,
+	  "a tap needs exactly one of url and ledger" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, taps: [{ledger: d, key: t, via: x}]}\n", 2,
+	  61, "unknown key 'via' in a tap" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, taps: {ledger: d, key: t}}\n", 2, 40,
+	  "taps must be a list" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, witnesses: {w: x}}\n", 2, 45,
+	  "witnesses must be a list of paths" },
 };
 
 static void
@@ -137,6 +197,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_load_trust),
 		cmocka_unit_test(test_refused),
 	};
 
