@@ -449,8 +449,7 @@ pc_fleet_main(int argc, char **argv, int (*verify_main)(int, char **))
 	pc_utc_format(pc_now_ns(), now, sizeof(now));
 
 	struct run *runs = calloc(fl.n, sizeof(*runs));
-	struct run **order = calloc(fl.n, sizeof(*order));
-	if (runs == NULL || order == NULL)
+	if (runs == NULL)
 		fleet_die(2, "out of memory");
 	size_t jobs = o.jobs > 0 ? (size_t)o.jobs : fl.jobs, running = 0, next = 0;
 	for (size_t i = 0; i < fl.n; i++) {
@@ -469,7 +468,10 @@ pc_fleet_main(int argc, char **argv, int (*verify_main)(int, char **))
 			running--;
 	}
 
-	/* the failed first, each group in the file's order */
+	/* the failed first, each group in the file's order (made after the children exit) */
+	struct run **order = calloc(fl.n, sizeof(*order));
+	if (order == NULL)
+		fleet_die(2, "out of memory");
 	size_t k = 0, nfailed = 0;
 	for (size_t i = 0; i < fl.n; i++)
 		if (runs[i].status != 0)

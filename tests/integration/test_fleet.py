@@ -111,9 +111,12 @@ def main():
                     "max-windows: 20\n")
 
         r, apps = run_fleet(fleet(d, "plain", {}))
+        why = "; ".join(f"{n}: {a.get('status')}: {a.get('stderr', '')[-200:]}"
+                        for n, a in apps.items() if a.get("status") != "verified")
         check(r.returncode == 0 and all(a.get("status") == "verified" for a in apps.values())
               and len(apps) == 3,
-              f"the fleet without trust keys verifies (exit {r.returncode}: {r.stderr.strip()})")
+              f"the fleet without trust keys verifies (exit {r.returncode}: {r.stderr.strip()} "
+              f"{why})")
 
         path = fleet(d, "trust", {
             1: ["witnesses: [keys/witness.vkey]"],
