@@ -387,30 +387,12 @@ read_tap(struct pc_verify *v, const char *source)
 static char *
 read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 65536, n = 0;
-	char *buf;
+	char *buf = pc_read_file(path, MAX_STATE, len);
 
-	if (f == NULL && errno == ENOENT)
-		return NULL;
-	if (f == NULL)
+	if (buf == NULL && errno == EFBIG)
+		die_io("%s: larger than %zu bytes", path, MAX_STATE);
+	if (buf == NULL && errno != ENOENT)
 		die_io("%s: %s", path, strerror(errno));
-	if ((buf = malloc(cap)) == NULL)
-		die_io("out of memory");
-	for (;;) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (ferror(f))
-			die_io("%s: %s", path, strerror(errno));
-		if (n < cap)
-			break;
-		if (cap >= MAX_STATE)
-			die_io("%s: larger than %zu bytes", path, MAX_STATE);
-		cap *= 2;
-		if ((buf = realloc(buf, cap)) == NULL)
-			die_io("out of memory");
-	}
-	fclose(f);
-	*len = n;
 	return buf;
 }
 

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "podcap/clock.h"
+#include "podcap/fileio.h"
 #include "podcap/fleet.h"
 #include "podcap/verify.h"
 
@@ -271,31 +273,16 @@ reap(struct run *runs, size_t n)
 
 /* ---- the reports ---- */
 
+/* What a child wrote to one of its files (empty when it wrote none). */
 static char *
 slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0;
+	char *buf = pc_read_file(path, SIZE_MAX - 2, len);
 
-	*len = 0;
-	if (f == NULL)
-		return calloc(1, 1);
-	for (;;) {
-		if (*len + 65536 + 1 > cap) {
-			cap = cap ? cap * 2 : 65536 * 2;
-			char *p = realloc(buf, cap);
-			if (p == NULL)
-				fleet_die(2, "out of memory");
-			buf = p;
-		}
-		size_t got = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[*len] = '\0';
+	if (buf == NULL && errno == ENOENT && (buf = calloc(1, 1)) != NULL)
+		*len = 0;
+	if (buf == NULL)
+		fleet_die(2, "%s: %s", path, strerror(errno));
 	return buf;
 }
 

@@ -17,6 +17,12 @@ int pc_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 /* A file under dirfd of at most len - 1 bytes into buf: its length, or -1 (EFBIG if longer). */
 long pc_read_small_at(int dirfd, const char *name, char *buf, size_t len);
 /*
+ * A whole file of at most max bytes, in a buffer it allocates (free it) with
+ * a NUL after the last byte; its length in *len. NULL with errno set when it
+ * cannot be read (ENOENT, ...), EFBIG when it is longer than max.
+ */
+char *pc_read_file(const char *path, size_t max, size_t *len);
+/*
  * Replaces `name` under dirfd so that a crash leaves the old contents or the
  * new, whole: a "name.tmp" file written and fsynced, renamed over name, and
  * the directory fsynced.

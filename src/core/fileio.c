@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "podcap/fileio.h"
@@ -76,6 +78,54 @@ pc_read_small_at(int dirfd, const char *name, char *buf, size_t len)
 	}
 	close(fd);
 	return (long)got;
+}
+
+char *
+pc_read_file(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 0, got = 0;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (got + 1 >= cap) {
+			/* room for one byte past max, to tell a file too long, and the NUL */
+			size_t want = cap == 0 ? 65536 : cap * 2;
+			if (max < SIZE_MAX - 1 && want > max + 2)
+				want = max + 2;
+			char *p = want > cap ? realloc(buf, want) : NULL;
+			if (p == NULL) {
+				errno = want > cap ? ENOMEM : EFBIG;
+				goto fail;
+			}
+			buf = p;
+			cap = want;
+		}
+		ssize_t n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	buf[got] = '\0';
+	*len = got;
+	return buf;
+fail:;
+	int e = errno;
+	close(fd);
+	free(buf);
+	errno = e;
+	return NULL;
 }
 
 int

@@ -13,6 +13,7 @@
 
 #include <yaml.h>
 
+#include "podcap/fileio.h"
 #include "podcap/fleet.h"
 #include "podcap/id.h"
 
@@ -333,33 +334,6 @@ walk(struct fctx *c, struct pc_fleet *fl)
 	return 0;
 }
 
-static char *
-slurp(const char *path, size_t *len, struct pc_error *err)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-
-	if (f == NULL) {
-		pc_error_errno(err, "%s", path);
-		return NULL;
-	}
-	if ((buf = malloc(MAX_FLEET_FILE + 1)) == NULL) {
-		fclose(f);
-		pc_error_set(err, "out of memory");
-		return NULL;
-	}
-	*len = fread(buf, 1, MAX_FLEET_FILE + 1, f);
-	bool bad = ferror(f) != 0;
-	fclose(f);
-	if (bad || *len > MAX_FLEET_FILE) {
-		free(buf);
-		pc_error_set(err, "%s: %s", path, bad ? "cannot read it" : "larger than 16 MiB");
-		return NULL;
-	}
-	buf[*len] = '\0';
-	return buf;
-}
-
 int
 pc_fleet_load(const char *path, struct pc_fleet *fl, struct pc_error *err)
 {
@@ -372,8 +346,11 @@ pc_fleet_load(const char *path, struct pc_fleet *fl, struct pc_error *err)
 
 	memset(fl, 0, sizeof(*fl));
 	fl->jobs = PC_FLEET_DEFAULT_JOBS;
-	if ((text = slurp(path, &c.len, err)) == NULL)
-		return -1;
+	if ((text = pc_read_file(path, MAX_FLEET_FILE, &c.len)) == NULL) {
+		if (errno == EFBIG)
+			return pc_error_set(err, "%s: larger than 16 MiB", path);
+		return pc_error_errno(err, "%s", path);
+	}
 	c.text = text;
 	snprintf(dirbuf, sizeof(dirbuf), "%s", path);
 	snprintf(c.dir, sizeof(c.dir), "%s", dirname(dirbuf));
