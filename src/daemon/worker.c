@@ -197,6 +197,23 @@ run_end(const struct pc_burst_class *c, uint16_t i, uint16_t n)
 	return j;
 }
 
+static inline uint64_t
+run_bytes(const struct pc_burst_class *c, uint16_t i, uint16_t j)
+{
+	uint64_t bytes = 0;
+	for (uint16_t k = i; k < j; k++)
+		bytes += c->len[k];
+	return bytes;
+}
+
+static inline void
+stage_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	  struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t i, uint16_t j)
+{
+	for (uint16_t k = i; k < j; k++)
+		tx_stage(w, t, u, d, (uint32_t)c->pod[k], pkts[k], c->len[k]);
+}
+
 /*
  * Frames i..j-1, all of one pod, passed with one bucket decision when every
  * one of them would pass (pc_bucket_admit_run). False, with nothing taken,
@@ -212,15 +229,10 @@ admit_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir
 	if (pod < 0)
 		return false;
 	struct pc_shaper *s = &t->shapers[(uint32_t)pod * PC_DIR_COUNT + d];
-	if (t->uplinks[u].windowed && s->window != NULL)
+	if ((t->uplinks[u].windowed && s->window != NULL) ||
+	    !pc_bucket_admit_run(&s->bucket, now, run_bytes(c, i, j)))
 		return false;
-	uint64_t bytes = 0;
-	for (uint16_t k = i; k < j; k++)
-		bytes += c->len[k];
-	if (!pc_bucket_admit_run(&s->bucket, now, bytes))
-		return false;
-	for (uint16_t k = i; k < j; k++)
-		tx_stage(w, t, u, d, (uint32_t)pod, pkts[k], c->len[k]);
+	stage_run(w, t, u, d, pkts, c, i, j);
 	return true;
 }
 
@@ -233,13 +245,9 @@ admit_shared_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum
 	if (pod < 0)
 		return false;
 	uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
-	uint64_t bytes = 0;
-	for (uint16_t k = i; k < j; k++)
-		bytes += c->len[k];
-	if (!pc_lease_admit_run(&w->leases[idx], &t->budgets[idx], bytes))
+	if (!pc_lease_admit_run(&w->leases[idx], &t->budgets[idx], run_bytes(c, i, j)))
 		return false;
-	for (uint16_t k = i; k < j; k++)
-		tx_stage(w, t, u, d, (uint32_t)pod, pkts[k], c->len[k]);
+	stage_run(w, t, u, d, pkts, c, i, j);
 	return true;
 }
 
