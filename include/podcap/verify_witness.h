@@ -10,7 +10,9 @@
  * cosignature's time is in whole seconds: after T + 1 s, plus the
  * verifier's clock skew); and the newest window must have been cosigned
  * no more than the delay after it ended, or the log was written, or first
- * shown to witnesses, long after the fact.
+ * shown to witnesses, long after the fact. The delay is exact (T - E at
+ * most the delay): no clock skew is added to it, since a verifier that
+ * wants room for clocks there says so in the delay it gives.
  */
 #ifndef PODCAP_VERIFY_WITNESS_H
 #define PODCAP_VERIFY_WITNESS_H
@@ -29,8 +31,8 @@ struct pc_witness_policy {
 	struct pc_verifier_key keys[PC_VERIFY_MAX_WITNESSES]; /* cosigner keys, type 0x04 */
 	size_t nkeys;
 	unsigned quorum;       /* valid cosignatures required; 0: every key's */
-	uint64_t max_delay_ns; /* newest window's end to its first cosignature */
-	uint64_t skew_ns;      /* the verifier's allowance for clocks */
+	uint64_t max_delay_ns; /* newest window's end to its first cosignature, exactly */
+	uint64_t skew_ns;      /* the verifier's allowance for clocks, on the end only */
 };
 
 struct pc_witness_seen {

@@ -65,8 +65,7 @@ pc_witness_judge(const struct pc_witness_policy *p, const char *note, size_t len
 			"the newest window ends at %s, after %s first cosigned it at %s: its label "
 			"ran ahead of the witnesses' time",
 			end, p->keys[r->first].name, at);
-	else if (first_ns > newest_end_ns &&
-		 first_ns - newest_end_ns > p->max_delay_ns + p->skew_ns)
+	else if (first_ns > newest_end_ns && first_ns - newest_end_ns > p->max_delay_ns)
 		finding(r,
 			"the newest window, ending at %s, was first cosigned at %s by %s, %" PRIu64
 			" s after it ended (more than --max-witness-delay, %" PRIu64

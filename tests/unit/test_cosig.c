@@ -590,6 +590,18 @@ test_judge(void **state)
 	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 300 * s, &r), 0);
 	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 301 * s, &r), -1);
 	assert_non_null(strstr(r.fail[0], "301 s after it ended"));
+	/* ... exactly the delay: the clock skew widens the end's bound, not this one. */
+	p.skew_ns = 30 * s;
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 300 * s, &r), 0);
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 301 * s, &r), -1);
+	assert_non_null(strstr(r.fail[0], "301 s after it ended"));
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 330 * s, &r), -1);
+	p.max_delay_ns = 0;
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s, &r), 0);
+	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 11 * s, &r), -1);
+	assert_non_null(strstr(r.fail[0], "11 s after it ended"));
+	p.max_delay_ns = 300 * s;
+	p.skew_ns = 0;
 	/* A cosignature over another body is no cosignature. */
 	note[strlen("example.com/log\n")] = '4';
 	assert_int_equal(pc_witness_judge(&p, note, n, t1 * s - 5 * s, &r), -1);

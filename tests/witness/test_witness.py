@@ -17,6 +17,8 @@ real keys. Checks, each failing if the feature breaks:
   - kill -9 in the middle of submissions, five times: the state file always
     holds a checkpoint the witness cosigned, never less than the last one it
     answered, and cosigning resumes after restart;
+  - podcap-verify's --max-witness-delay holds T - E to exactly the delay
+    given (its boundary, with the default --clock-skew beside it);
   - a witness whose 200 carries a line of its name that does not verify,
     or whose 409 is not text/x.tlog.size, gets nothing kept;
   - a damaged state file or a second witness on the same directory stops it
@@ -382,6 +384,7 @@ def test_verify_times(d, logkey, logpub):
                   f"cosigned years after its windows: exit 1, named ({r.returncode}: {r.stdout[-400:]})")
             r = run(*(args + ["--max-witness-delay", "30000h"]))
             check(r.returncode == 0, f"... and passes with a delay of 30000 h allowed ({r.returncode}: {r.stdout[-300:]})")
+            delay_bound(args)
         else:
             check(r.returncode == 1 and "ran ahead of the witnesses' time" in r.stdout
                   and "witness.example/t" in r.stdout,
@@ -397,6 +400,21 @@ def test_verify_times(d, logkey, logpub):
         if case == "now":
             reports_agree(d, base + ["--checkpoint", cp, "--witness", vkeys[0], "--witness", xvk,
                                      "--max-witness-delay", "30000h"], vkeys[0], xvk)
+
+
+def delay_bound(args):
+    """--max-witness-delay is T - E exactly: the delay the report names passes,
+    one second less fails, with the default --clock-skew (30 s) not added."""
+    r = run(*(args + ["--max-witness-delay", "0s"]))
+    m = re.search(r"first cosigned at \S+ by \S+, (\d+) s after it ended", r.stdout)
+    if not check(r.returncode == 1 and m is not None, f"--max-witness-delay 0s names the delay ({r.stdout[-300:]})"):
+        return
+    delay = int(m[1])
+    r = run(*(args + ["--max-witness-delay", f"{delay}s"]))
+    check(r.returncode == 0, f"a delay of exactly {delay} s allowed passes ({r.returncode}: {r.stdout[-300:]})")
+    r = run(*(args + ["--max-witness-delay", f"{delay - 1}s"]))
+    check(r.returncode == 1 and f"{delay} s after it ended" in r.stdout,
+          f"{delay - 1} s allowed fails, the 30 s of skew not added ({r.returncode}: {r.stdout[-300:]})")
 
 
 def reports_agree(d, args, cosigned, missing):
