@@ -20,6 +20,21 @@
 #include "timing.h"
 #include "witnesses.h"
 
+static uint64_t started_ns;
+static bool watchdog_stopped;
+
+void
+pc_metrics_started(uint64_t realtime_ns)
+{
+	__atomic_store_n(&started_ns, realtime_ns, __ATOMIC_RELAXED);
+}
+
+void
+pc_metrics_watchdog(bool pings_stopped)
+{
+	__atomic_store_n(&watchdog_stopped, pings_stopped, __ATOMIC_RELAXED);
+}
+
 struct text {
 	char *buf;
 	size_t len, cap;
@@ -285,11 +300,11 @@ declaration_families(struct text *t, const struct pc_table *tb)
 	for (unsigned r = 0; r < PC_RELOAD_REFUSALS; r++)
 		emit(t, "podcap_reload_refused_total{reason=\"%s\"} %lu\n",
 		     pc_declared_refusal_name(r), (unsigned long)pc_declared_refusals(r));
-	if (tb == NULL || !tb->decl.on)
-		return;
 	family(t, "podcap_declaration_not_after_seconds", "gauge",
 	       "End of the auditor's declaration of the pod map in force, Unix seconds: "
-	       "forwarding stops before it.");
+	       "forwarding stops before it (no sample: the map needs none).");
+	if (tb == NULL || !tb->decl.on)
+		return;
 	emit(t, "podcap_declaration_not_after_seconds %lu\n",
 	     (unsigned long)(tb->decl.d.not_after_ns / 1000000000ULL));
 }
@@ -302,8 +317,6 @@ witness_families(struct text *t)
 	unsigned n = pc_witnesses_stats(st, PC_MAX_WITNESSES);
 	char lv[LABEL_LEN];
 
-	if (n == 0)
-		return;
 	family(t, "podcap_witness_submissions_total", "counter",
 	       "Checkpoints submitted to each witness, by result.");
 	for (unsigned i = 0; i < n; i++)
@@ -325,6 +338,41 @@ witness_families(struct text *t)
 		     label_value(lv, st[i].name), (unsigned long)st[i].cosigned_time);
 }
 
+/* appliance.attestation: the quotes this run put in the ledger, and those it could not. */
+static void
+attest_families(struct text *t, const struct pc_recorder_stats *rs)
+{
+	family(t, "podcap_attest_quotes_total", "counter",
+	       "TPM quotes due since podcapd started, by result: appended as an ATTEST record, "
+	       "or failed (their windows stay unattested).");
+	family(t, "podcap_attest_last_quote_timestamp_seconds", "gauge",
+	       "When the last ATTEST record was appended, Unix seconds (0: none in this run).");
+	family(t, "podcap_attest_every_windows", "gauge",
+	       "appliance.attestation.every: a quote is due every this many windows.");
+	if (!rs->attesting)
+		return;
+	emit(t, "podcap_attest_quotes_total{result=\"appended\"} %lu\n",
+	     (unsigned long)rs->quotes_appended);
+	emit(t, "podcap_attest_quotes_total{result=\"failed\"} %lu\n",
+	     (unsigned long)rs->quotes_failed);
+	emit(t, "podcap_attest_last_quote_timestamp_seconds %.3f\n",
+	     (double)rs->last_quote_ns / 1e9);
+	emit(t, "podcap_attest_every_windows %u\n", (unsigned)rs->attest_every);
+}
+
+static void
+process_families(struct text *t)
+{
+	family(t, "podcap_start_time_seconds", "gauge", "When podcapd started, Unix seconds.");
+	emit(t, "podcap_start_time_seconds %.3f\n",
+	     (double)__atomic_load_n(&started_ns, __ATOMIC_RELAXED) / 1e9);
+	family(t, "podcap_watchdog_pings_stopped", "gauge",
+	       "1 while systemd's watchdog is not pinged (a worker stopped looping or the signer "
+	       "stopped answering): systemd is about to restart podcapd.");
+	emit(t, "podcap_watchdog_pings_stopped %d\n",
+	     __atomic_load_n(&watchdog_stopped, __ATOMIC_RELAXED) ? 1 : 0);
+}
+
 char *
 pc_metrics_text(void *ctx, size_t *len)
 {
@@ -342,6 +390,9 @@ pc_metrics_text(void *ctx, size_t *len)
 	pthread_mutex_lock(&pc_dp.lock);
 	const struct pc_table *tb = pc_dp.table;
 	if (tb != NULL) {
+		family(&t, "podcap_window_seconds", "gauge",
+		       "The window length in force, in seconds.");
+		emit(&t, "podcap_window_seconds %.9f\n", (double)tb->cfg.window_ns / 1e9);
 		pc_control_read_totals(tb, pod, link);
 		pod_families(&t, tb, pod);
 		link_families(&t, &tb->cfg, link);
@@ -370,6 +421,8 @@ pc_metrics_text(void *ctx, size_t *len)
 		     (double)(pc_now_ns() - rs.last_checkpoint_ns) / 1e9);
 	window_close_families(&t);
 	witness_families(&t);
+	attest_families(&t, &rs);
+	process_families(&t);
 
 	if (t.failed) {
 		free(t.buf);

@@ -165,11 +165,19 @@ append_attest(const struct pc_attest_due *due)
 	uint8_t *buf = pc_attest_record(rec.signer, rec.appliance_id, rec.build_id, due,
 					rec.att.ima_log, &len);
 
-	if (buf == NULL)
-		return;
-	if (pc_ledger_append(rec.ledger, buf, len) != 0)
+	bool appended = buf != NULL && pc_ledger_append(rec.ledger, buf, len) == 0;
+
+	if (buf != NULL && !appended)
 		PC_LOG(ERR, "ATTEST record not appended: %s\n", strerror(errno));
-	else
+	pthread_mutex_lock(&rec.lock);
+	if (appended) {
+		rec.st.quotes_appended++;
+		rec.st.last_quote_ns = pc_now_ns();
+	} else {
+		rec.st.quotes_failed++;
+	}
+	pthread_mutex_unlock(&rec.lock);
+	if (appended)
 		publish_checkpoint(0);
 	free(buf);
 }
@@ -292,6 +300,10 @@ void
 pc_recorder_attestation(const struct pc_attestation *a)
 {
 	rec.att = *a;
+	pthread_mutex_lock(&rec.lock);
+	rec.st.attesting = a->enabled;
+	rec.st.attest_every = a->every;
+	pthread_mutex_unlock(&rec.lock);
 }
 
 /*

@@ -28,6 +28,11 @@ struct pc_recorder_stats {
 	uint64_t lost_windows;        /* windows recorded as GAP because the queue overflowed */
 	uint64_t queued;              /* records waiting for the disk */
 	uint64_t append_errors;
+	bool attesting;           /* appliance.attestation is on */
+	uint32_t attest_every;    /* its `every`, in windows */
+	uint64_t quotes_appended; /* ATTEST records in the ledger from this run */
+	uint64_t quotes_failed;   /* quotes due that could not be had or appended */
+	uint64_t last_quote_ns;   /* realtime of the last ATTEST appended, 0 if none */
 };
 
 /*

@@ -154,11 +154,13 @@ watchdog_check(void)
 		if (wd.failing)
 			PC_LOG(NOTICE, "watchdog pings resume\n");
 		wd.failing = false;
+		pc_metrics_watchdog(false);
 		return;
 	}
 	if (!wd.failing)
 		watchdog_fault(stuck);
 	wd.failing = true;
+	pc_metrics_watchdog(true);
 }
 
 /*
@@ -451,6 +453,7 @@ pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	unsigned nuplinks = cfg->nuplinks;
 	int status = EXIT_FAILURE;
 
+	pc_metrics_started(pc_now_ns());
 	pc_dp.hz = pc_tsc_hz();
 	if (start_workers() != 0)
 		goto out;

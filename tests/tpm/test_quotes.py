@@ -18,6 +18,7 @@ list the record carries. A pod map whose TPM cannot be reached is refused
 with exit 2 and the TPM named.
 """
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -100,6 +101,20 @@ def replay(lines):
     return pcr
 
 
+def check_attest_metrics(body):
+    """/metrics counts the quotes appended, none failed, and dates the last one."""
+    def sample(name):
+        m = re.search(r"^" + re.escape(name) + r" (\S+)$", body, re.M)
+        return float(m.group(1)) if m else None
+    appended = sample('podcap_attest_quotes_total{result="appended"}')
+    failed = sample('podcap_attest_quotes_total{result="failed"}')
+    last = sample("podcap_attest_last_quote_timestamp_seconds")
+    check(appended is not None and appended >= 1 and failed == 0,
+          f"/metrics: {appended} quotes appended, {failed} failed")
+    check(last is not None and abs(last - time.time()) < 60,
+          f"/metrics: the last quote is dated now ({last})")
+
+
 def run_podcapd(d, tpm, ima, every=3, seconds=3.0):
     pd = Podcapd(PODCAPD, KEYGEN, d, "quotes")
     pd.write_config(pd.appliance_yaml() + attestation_yaml(tpm.tcti, ima, every)
@@ -113,6 +128,9 @@ def run_podcapd(d, tpm, ima, every=3, seconds=3.0):
             with urllib.request.urlopen(f"http://127.0.0.1:{pd.port()}/v1/attest",
                                         timeout=30) as resp:
                 served = resp.read()
+            with urllib.request.urlopen(f"http://127.0.0.1:{pd.port()}/metrics",
+                                        timeout=30) as resp:
+                check_attest_metrics(resp.read().decode())
         except OSError as e:
             check(False, f"GET /v1/attest: {e}")
     check(pd.stop() == 0, "and stops cleanly")
