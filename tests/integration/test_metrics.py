@@ -179,6 +179,24 @@ def check_window_close(check, s):
           ("" if not bad else ": " + "; ".join(bad)))
 
 
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHIPPED = [os.path.join(SOURCE, "contrib", "prometheus", "podcapd.rules.yml"),
+           os.path.join(SOURCE, "contrib", "grafana", "podcapd.json")]
+
+
+def check_shipped(check, types):
+    """Every podcap_ metric the shipped alert rules and dashboard name is a
+    family podcapd declares (families of features this run lacks, such as
+    witnesses or attestation, are declared with no samples)."""
+    for path in SHIPPED:
+        names = set(re.findall(r"\bpodcap_[a-z0-9_]+", open(path).read()))
+        unknown = sorted(n for n in names
+                         if n not in types and re.sub(r"_(sum|count)$", "", n) not in types)
+        check(names and not unknown,
+              f"{os.path.basename(path)}: its {len(names)} podcap metrics are podcapd's "
+              f"(unknown: {unknown})")
+
+
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="podcap-metrics-") as d:
@@ -207,6 +225,7 @@ def main():
         check(all(t != "counter" or f.endswith("_total") for f, t in types.items()),
               "every counter ends in _total")
         check("podcap_cap_bits_per_second" not in types, "no family in bits")
+        check_shipped(check, types)
         if counted(tot, sent):
             check_values(check, s, tot, sent)
         check_window_close(check, s)
