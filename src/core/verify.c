@@ -206,6 +206,7 @@ pc_verify_new_maps(const struct pc_verifier_key *key, const struct pc_config *co
 	v->builds.inforce = -1;
 	v->mapuse.inforce = -1;
 	v->inforce_map = -1;
+	v->observe_for = -1;
 	v->stored_all = true;
 	pc_merkle_range_init(&v->range);
 	pc_merkle_range_init(&v->stored);

@@ -198,6 +198,9 @@ struct pc_verify {
 	uint32_t *inforce_sum;
 	uint32_t ninforce;
 	uint64_t nwindows;
+	/* a tap's WINDOW awaiting its OBSERVE (only ATTEST records come between), -1: none */
+	int64_t observe_for;
+	uint64_t observe_start_ns, observe_count; /* its windows */
 
 	/* the envelope: what it needs of the records between windows */
 	bool env_declared;               /* a START or RELOAD put pods in force ... */
@@ -412,7 +415,7 @@ bool pcv_age_stated(const struct pc_verify *v);
 
 /* ---- the saved state: written by verify_state.c, read by verify_resume.c ---- */
 
-#define STATE_MAGIC  "podcap-verify-state 6\n"
+#define STATE_MAGIC  "podcap-verify-state 7\n"
 #define STATE_OLDER "podcap-verify-state "   /* another version: its checkpoint alone is used */
 #define SUM_TAG "sum "
 #define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)

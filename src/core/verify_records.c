@@ -192,6 +192,9 @@ on_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	if (!require_running(v, index, r) || !check_contiguous(v, index, r))
 		return;
 	v->cursor_ns = r->window_start_ns + r->window_count * r->window_len_ns;
+	v->observe_for = (int64_t)index;
+	v->observe_start_ns = r->window_start_ns;
+	v->observe_count = r->window_count;
 	if (memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0) {
 		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window under a pod map digest "
 			 "other than the one in force since record %" PRIu64, v->inforce_record);
@@ -301,19 +304,36 @@ on_stop(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 
 /*
  * A tap's account of what its ports missed in the windows it just logged
- * (docs/reconcile.md): it covers exactly the span that ends at the cursor,
- * under the pod map in force, and moves nothing.
+ * (docs/reconcile.md): the same windows as the WINDOW before it, which it
+ * follows with at most ATTEST records between, one OBSERVE a WINDOW, under
+ * the pod map in force. It moves nothing.
  */
 static void
 on_observe(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
-	if (!require_running(v, index, r))
+	char t1[PC_UTC_LEN], t2[PC_UTC_LEN];
+	int64_t w = v->observe_for;
+
+	v->observe_for = -1;
+	if (!require_running(v, index, r) || v->resync)
 		return;
-	if (r->window_start_ns + r->window_count * r->window_len_ns != v->cursor_ns ||
-	    memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0)
+	if (w < 0) {
 		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
-			 "observe record of windows other "
-			 "than the ones just logged");
+			 "observe record of windows other than the ones just logged: no window "
+			 "record before it awaits one");
+		return;
+	}
+	bool other_map = memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0;
+	if (r->window_start_ns == v->observe_start_ns && r->window_count == v->observe_count &&
+	    !other_map)
+		return;
+	pc_utc_format(r->window_start_ns, t1, sizeof(t1));
+	pc_utc_format(v->observe_start_ns, t2, sizeof(t2));
+	pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
+		 "observe record of windows other than the ones just logged: %" PRIu64
+		 " window%s from %s%s, where record %" PRId64 " logged %" PRIu64 " from %s",
+		 r->window_count, r->window_count == 1 ? "" : "s", t1,
+		 other_map ? " under another pod map" : "", w, v->observe_count, t2);
 }
 
 /* The rules of each record type; a decoded record has one of these types. */
@@ -336,6 +356,9 @@ pcv_sequence(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		pcv_fail(v, PC_VC_SEQUENCE, 0, r, "record 0 is not a start record");
 	pcv_build_record(v, index, r);
 	pcv_audit_record(v, index, r);
+	/* a tap's OBSERVE answers the WINDOW just before it, a quote at most between */
+	if (r->type != PC_REC_OBSERVE && r->type != PC_REC_ATTEST)
+		v->observe_for = -1;
 	/* --attest: a start begins another run of quotes and windows */
 	if (r->type == PC_REC_START)
 		pcv_attest_run(v);

@@ -211,6 +211,17 @@ load_envelope(struct pc_verify *v, struct lines *ls)
 	return true;
 }
 
+/* A tap's WINDOW whose OBSERVE may be the first record read. */
+static bool
+load_observe(struct pc_verify *v, struct lines *ls)
+{
+	char *s;
+
+	return line_is(ls, "observe", &s) &&
+	    get_i64(&s, &v->observe_for, -1, (int64_t)v->trusted.size - 1) &&
+	    get_u64(&s, &v->observe_start_ns) && get_u64(&s, &v->observe_count) && *s == '\0';
+}
+
 static bool
 load_inforce(struct pc_verify *v, struct lines *ls)
 {
@@ -485,7 +496,7 @@ load_body(struct pc_verify *v, struct lines *ls, struct pc_error *err)
 		goto bad;
 	v->started = started == 1;
 	v->stopped = stopped == 1;
-	if (!load_carried(v, ls) || !load_envelope(v, ls))
+	if (!load_carried(v, ls) || !load_envelope(v, ls) || !load_observe(v, ls))
 		goto bad;
 	if (!line_is(ls, "pods", &s) || !get_u64(&s, &npods) || *s != '\0' || npods > UINT32_MAX / 2)
 		goto bad;

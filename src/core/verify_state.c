@@ -214,6 +214,9 @@ save_sequence(const struct pc_verify *v, FILE *f)
 	save_uses(f, "maps", &v->mapuse);
 	fprintf(f, "envelope %d %" PRIu64 " %d %" PRIu64 "\n", v->env_declared ? 1 : 0,
 		v->env_inforce, v->env_window_seen ? 1 : 0, v->env_window_real_ns);
+	fputs("observe", f);
+	put_i128(f, v->observe_for);
+	fprintf(f, " %" PRIu64 " %" PRIu64 "\n", v->observe_start_ns, v->observe_count);
 }
 
 static void

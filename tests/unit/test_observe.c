@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -207,6 +208,103 @@ test_verifier_rule(void **state)
 	pc_signer_key_free(k);
 }
 
+/* Record i of lg becomes r. */
+static void
+replace(struct pc_test_log *lg, size_t i, const struct pc_record *r)
+{
+	struct pc_test_log one = { 0 };
+
+	pc_test_log_push(&one, r);
+	free(lg->rec[i]);
+	lg->rec[i] = one.rec[0];
+	lg->len[i] = one.len[0];
+}
+
+/* An OBSERVE of `count` windows from window `w` of the tap log. */
+static struct pc_record
+observe_of(uint64_t w, uint64_t count)
+{
+	struct pc_record o = observe();
+
+	o.window_start_ns = 5000000000ull + w * 1000000000ull;
+	o.window_len_ns = 1000000000;
+	o.window_count = count;
+	o.nseen = 1;
+	return o;
+}
+
+static void
+expect_observe_refused(const struct pc_verify *v, int64_t record)
+{
+	const struct pc_verify_failure *f = pc_verify_find(v, PC_VC_SEQUENCE);
+
+	if (f == NULL || f->record != record ||
+	    strstr(f->msg, "observe record of windows other than the ones just logged") == NULL) {
+		pc_test_print_failures(v);
+		fail_msg("expected the observe record %lld refused", (long long)record);
+	}
+}
+
+static void
+no_failures(const struct pc_verify *full, const struct pc_verify *inc, size_t n)
+{
+	(void)full;
+	if (pc_verify_nfailures(inc) != 0) {
+		pc_test_print_failures(inc);
+		fail_msg("resumed at record %zu, the honest tap log fails", n);
+	}
+}
+
+/*
+ * An OBSERVE is its WINDOW's: the same start, count and length, not just
+ * the same end. Only an ATTEST may come between them (the ledger thread
+ * appends a quote once the WINDOW is in a checkpoint), also across a
+ * resumed run's first record.
+ */
+static void
+test_observe_is_its_window(void **state)
+{
+	struct pc_verifier_key vk;
+	struct pc_signer_key *k = pc_test_key("podcap/tap1", &vk);
+	struct pc_test_run o = { .vk = &vk };
+	struct pc_test_log lg;
+	struct pc_record r;
+	struct pc_record_attest att;
+
+	(void)state;
+	/* window 1's OBSERVE claims windows 0 and 1: it ends at the cursor, yet is not its window's */
+	tap_log(&lg, 2);
+	r = observe_of(0, 2);
+	replace(&lg, 4, &r);
+	struct pc_verify *v = pc_test_verify_signed(&o, k, &lg);
+	expect_observe_refused(v, 4);
+	pc_verify_free(v);
+	/* ... nor may one WINDOW have two */
+	r = observe_of(1, 1);
+	replace(&lg, 4, &r);
+	pc_test_log_push(&lg, &r);
+	v = pc_test_verify_signed(&o, k, &lg);
+	expect_observe_refused(v, 5);
+	assert_int_equal(pc_verify_nfailures(v), 1);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+
+	/* a quote between a WINDOW and its OBSERVE: the log holds, from every split point */
+	tap_log(&lg, 3);
+	r = (struct pc_record){ .appliance_id = "tap1",
+				.window_len_ns = 1000000000,
+				.window_start_ns = 7000000000 };
+	pc_test_attest(&r, &att);
+	pc_test_log_push(&lg, &r);
+	pc_test_log_move(&lg, lg.n - 1, 4);
+	v = pc_test_verify_signed(&o, k, &lg);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	pc_verify_free(v);
+	pc_test_every_split(&o, k, &lg, no_failures);
+	pc_test_log_free(&lg);
+	pc_signer_key_free(k);
+}
+
 int
 main(void)
 {
@@ -214,6 +312,7 @@ main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_type_rules),
 		cmocka_unit_test(test_verifier_rule),
+		cmocka_unit_test(test_observe_is_its_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1010,7 +1010,7 @@ test_state_policy(void **state)
 	struct pc_verify *v = pc_test_verify(&o, note, nl, &b.lg);
 	assert_int_equal(pc_verify_state_save(v, &st, &stlen), 0);
 	pc_verify_free(v);
-	assert_non_null(strstr(st, "\npodcap-verify-state 6\n"));
+	assert_non_null(strstr(st, "\npodcap-verify-state 7\n"));
 
 	v = pc_verify_new_maps(&vk, g.maps, 2);
 	pc_verify_set_policy(v, &g.policy);

@@ -540,7 +540,7 @@ test_resume_older_state(void **state)
 
 	(void)state;
 	char *st = state_after(make_shape, &s, 6, &len);
-	char *magic = strstr(st, "\npodcap-verify-state 6\n");
+	char *magic = strstr(st, "\npodcap-verify-state 7\n");
 	assert_non_null(magic);
 	magic[strlen("\npodcap-verify-state ")] = '2';
 	struct pc_verify *v = pc_verify_new(&vk, NULL);

@@ -135,6 +135,20 @@ pc_test_log_push(struct pc_test_log *lg, const struct pc_record *r)
 }
 
 void
+pc_test_attest(struct pc_record *r, struct pc_record_attest *att)
+{
+	memset(att, 0, sizeof(*att));
+	att->quote_len = 4;
+	memcpy(att->quote, "\xff\x54\x43\x47", 4);
+	att->sig_len = 2;
+	memcpy(att->sig, "\x00\x18", 2);
+	att->pcr_alg = PC_TPM_ALG_SHA256;
+	att->pcr_mask = 1u << 10;
+	r->type = PC_REC_ATTEST;
+	r->attest = att;
+}
+
+void
 pc_test_log_copy(const struct pc_test_log *lg, struct pc_test_log *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -70,6 +70,11 @@ struct pc_test_log {
 
 /* Encodes r as the log's next record. */
 void pc_test_log_push(struct pc_test_log *lg, const struct pc_record *r);
+/*
+ * Makes r an ATTEST record: its type, and in att a quote that decodes but
+ * that no TPM signed (for the checks that do not look into quotes).
+ */
+void pc_test_attest(struct pc_record *r, struct pc_record_attest *att);
 /* out becomes a log with the same records, in copies of its own. */
 void pc_test_log_copy(const struct pc_test_log *lg, struct pc_test_log *out);
 /* Takes record `from` out and puts it back at `to`, shifting those between. */
