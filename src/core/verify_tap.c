@@ -271,14 +271,30 @@ tap_observe(struct log *l, const struct pc_record *r)
 	l->prev_clean = lost == 0;
 }
 
+/*
+ * A quote, a reload or a declaration says nothing of what the tap's ports
+ * saw, and moves no window: the tap observed on through it. A quote may
+ * even come between a WINDOW and its OBSERVE (the ledger thread appends it
+ * once the WINDOW is in a checkpoint).
+ */
+static bool
+says_nothing_seen(uint8_t type)
+{
+	return type == PC_REC_ATTEST || type == PC_REC_RELOAD || type == PC_REC_DECLARE;
+}
+
 void
 pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, size_t len)
 {
-	struct log *l = &rc->taps[tap];
 	struct pc_record r;
 
 	if (tap < 0 || tap >= rc->ntaps || !decode(rec, len, &r))
 		return;
+	struct log *l = &rc->taps[tap];
+	if (says_nothing_seen(r.type)) {
+		pc_record_free(&r);
+		return;
+	}
 	if (l->open && r.type != PC_REC_OBSERVE) {
 		l->w[l->n - 1].why = "no observe record says what the tap missed";
 		l->open = false;
@@ -307,6 +323,7 @@ pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, si
 		}
 		/* fall through */
 	default:
+		/* START, GAP, CLOCK: the tap did not observe on from the window before */
 		l->prev_clean = false;
 	}
 	pc_record_free(&r);

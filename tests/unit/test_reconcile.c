@@ -118,9 +118,69 @@ count(const struct frame *f, const bool *passed, size_t n, int64_t offset, int64
 	}
 }
 
+/* One reconciliation: the policy, and what the two logs hold besides the counts. */
+struct scenario {
+	uint64_t offset_ns;
+	uint64_t lie_at, lie; /* the shaper's window lie_at told lie bytes short (NWIN: none) */
+	uint64_t lost_at;     /* the tap's ports lost frames in this window (NWIN: none) */
+	bool interleave;      /* ATTEST, RELOAD and DECLARE records among the tap's windows */
+};
+
+static void
+feed(struct pc_reconcile *rc, int tap, const struct pc_record *r)
+{
+	uint8_t buf[1024];
+	size_t n = pc_record_encode(r, buf, sizeof(buf));
+
+	assert_true(n > 0);
+	if (tap < 0)
+		pc_reconcile_shaper(rc, buf, n);
+	else
+		pc_reconcile_tap_record(rc, tap, buf, n);
+}
+
+/*
+ * A record of the tap's that says nothing of what it saw, with the cursor
+ * at window k: a quote, a reload (of the same limits) or its declaration.
+ */
+static void
+feed_other(struct pc_reconcile *rc, int tap, uint8_t type, uint64_t k)
+{
+	struct pc_record_pod pod = { .id = "pod-a",
+				     .uplink = "up0",
+				     .cap_bps = CAP,
+				     .burst_bytes = BURST,
+				     .mode = PC_MODE_POLICE };
+	static struct pc_record_attest a = { .key_kind = PC_KEY_FILE,
+					     .quote_len = 1,
+					     .sig_len = 1,
+					     .pcr_alg = PC_TPM_ALG_SHA256,
+					     .pcr_mask = 1 };
+	struct pc_record r = { .type = type,
+			       .appliance_id = "t",
+			       .window_len_ns = W_NS,
+			       .window_start_ns = T0 + k * W_NS };
+
+	if (type == PC_REC_ATTEST)
+		r.attest = &a;
+	if (type == PC_REC_RELOAD) {
+		r.npods = 1;
+		r.pods = &pod;
+	}
+	if (type == PC_REC_DECLARE) {
+		r.not_before_ns = T0;
+		r.not_after_ns = T0 + NWIN * W_NS;
+	}
+	feed(rc, tap, &r);
+}
+
+/*
+ * Window k of the shaper (tap < 0) or of the tap, then the tap's OBSERVE of
+ * it; `between` is a record the tap logs before that OBSERVE (0: none).
+ */
 static void
 feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64_t frames,
-	    uint64_t lost)
+	    uint64_t lost, uint8_t between)
 {
 	struct pc_record_pod pod = { .id = "pod-a",
 				     .uplink = "up0",
@@ -135,17 +195,14 @@ feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64
 			       .window_count = 1,
 			       .npods = 1,
 			       .pods = &pod };
-	uint8_t buf[1024];
 
 	pod.dir[PC_DIR_UP].pass_bytes = bytes;
 	pod.dir[PC_DIR_UP].pass_frames = frames;
-	size_t n = pc_record_encode(&r, buf, sizeof(buf));
-	assert_true(n > 0);
-	if (tap < 0) {
-		pc_reconcile_shaper(rc, buf, n);
+	feed(rc, tap, &r);
+	if (tap < 0)
 		return;
-	}
-	pc_reconcile_tap_record(rc, tap, buf, n);
+	if (between != 0)
+		feed_other(rc, tap, between, k + 1);
 	struct pc_record o = { .type = PC_REC_OBSERVE,
 			       .appliance_id = "t",
 			       .window_len_ns = W_NS,
@@ -154,15 +211,60 @@ feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64
 			       .side = PC_ROLE_FABRIC_TAP,
 			       .nseen = 1,
 			       .seen = &seen };
-	n = pc_record_encode(&o, buf, sizeof(buf));
-	assert_true(n > 0);
-	pc_reconcile_tap_record(rc, tap, buf, n);
+	feed(rc, tap, &o);
+}
+
+/*
+ * The records an attested tap whose map was reloaded logs after window k:
+ * a quote after windows 1 and 5, and between window 6 and its OBSERVE (the
+ * ledger thread appends a quote once the WINDOW is in a checkpoint, which
+ * may be before the OBSERVE is queued); a reload and its declaration after
+ * window 3.
+ */
+static void
+feed_tap_others(struct pc_reconcile *rc, int tap, uint64_t k)
+{
+	if (k == 1 || k == 5)
+		feed_other(rc, tap, PC_REC_ATTEST, k + 1);
+	if (k == 3) {
+		feed_other(rc, tap, PC_REC_RELOAD, k + 1);
+		feed_other(rc, tap, PC_REC_DECLARE, k + 1);
+	}
 }
 
 struct outcome {
 	uint64_t disagree;
 	char text[16384];
 };
+
+/* Reconciles shaper counts s with tap counts t as sc says. */
+static void
+run(const struct counts *s, const struct counts *t, const struct scenario *sc, struct outcome *out)
+{
+	struct pc_reconcile_policy p = { .offset_ns = sc->offset_ns, .line_bps = 100000000000ull };
+	struct pc_reconcile *rc = pc_reconcile_new(&p, NULL, 0);
+
+	assert_non_null(rc);
+	for (uint64_t k = 0; k < NWIN; k++) {
+		uint64_t b = s->bytes[k] - (k == sc->lie_at ? sc->lie : 0);
+		feed_window(rc, -1, k, b, s->frames[k], 0, 0);
+	}
+	int tap = pc_reconcile_tap(rc, "brute-force");
+	assert_int_equal(tap, 0);
+	for (uint64_t k = 0; k < NWIN; k++) {
+		uint8_t between = sc->interleave && k == 6 ? PC_REC_ATTEST : 0;
+		feed_window(rc, tap, k, t->bytes[k], t->frames[k], k == sc->lost_at ? 3 : 0,
+			    between);
+		if (sc->interleave)
+			feed_tap_others(rc, tap, k);
+	}
+	out->disagree = pc_reconcile_finish(rc);
+	FILE *f = fmemopen(out->text, sizeof(out->text), "w");
+	assert_non_null(f);
+	pc_reconcile_print_text(rc, f);
+	fclose(f);
+	pc_reconcile_free(rc);
+}
 
 /*
  * Reconciles shaper counts s (window `lie_at` told `lie` bytes short) with
@@ -172,24 +274,11 @@ static void
 reconcile(const struct counts *s, const struct counts *t, uint64_t offset_ns, uint64_t lie_at,
 	  uint64_t lie, uint64_t lost_at, struct outcome *out)
 {
-	struct pc_reconcile_policy p = { .offset_ns = offset_ns, .line_bps = 100000000000ull };
-	struct pc_reconcile *rc = pc_reconcile_new(&p, NULL, 0);
+	struct scenario sc = {
+		.offset_ns = offset_ns, .lie_at = lie_at, .lie = lie, .lost_at = lost_at
+	};
 
-	assert_non_null(rc);
-	for (uint64_t k = 0; k < NWIN; k++) {
-		uint64_t b = s->bytes[k] - (k == lie_at ? lie : 0);
-		feed_window(rc, -1, k, b, s->frames[k], 0);
-	}
-	int tap = pc_reconcile_tap(rc, "brute-force");
-	assert_int_equal(tap, 0);
-	for (uint64_t k = 0; k < NWIN; k++)
-		feed_window(rc, tap, k, t->bytes[k], t->frames[k], k == lost_at ? 3 : 0);
-	out->disagree = pc_reconcile_finish(rc);
-	FILE *f = fmemopen(out->text, sizeof(out->text), "w");
-	assert_non_null(f);
-	pc_reconcile_print_text(rc, f);
-	fclose(f);
-	pc_reconcile_free(rc);
+	run(s, t, &sc, out);
 }
 
 static struct frame frames[200000];
@@ -311,14 +400,58 @@ test_tap_short(void **state)
 	assert_non_null(strstr(out.text, "6 windows agree"));
 }
 
+/*
+ * A tap's quotes, reloads and declarations say nothing of what it saw: an
+ * attested tap whose map was reloaded reconciles every window but its
+ * first, and a lie of 2 tau + 1 in any of them, the windows right after
+ * those records included, is caught there.
+ */
+static void
+test_other_records(void **state)
+{
+	struct counts s, t;
+	struct outcome out;
+	char want[128];
+
+	(void)state;
+	for (int r = 0; r < 20; r++) {
+		size_t n = offer(frames, sizeof(frames) / sizeof(frames[0]), passed);
+		uint64_t bound = 1 + rnd(20000000);
+		int64_t off = (int64_t)rnd(bound + 1) * (rnd(2) ? 1 : -1);
+		count(frames, passed, n, 0, 0, &s);
+		count(frames, passed, n, off, 0, &t);
+		struct scenario sc = {
+			.offset_ns = bound, .lie_at = NWIN, .lost_at = NWIN, .interleave = true
+		};
+		run(&s, &t, &sc, &out);
+		if (out.disagree != 0 || strstr(out.text, "7 windows agree") == NULL)
+			fail_msg("offset %lld ns (bound %llu): %s", (long long)off,
+				 (unsigned long long)bound, out.text);
+		/* tau = 2E at each window: E at both of its boundaries */
+		uint64_t e = pc_reconcile_boundary_bytes(CAP, BURST, bound, 16384);
+		static const uint64_t after[] = { 2, 4, 6, 7 };
+		sc.lie_at = after[rnd(4)];
+		sc.lie = 4 * e + 1;
+		if (sc.lie > s.bytes[sc.lie_at])
+			continue; /* a window too quiet to hide that much */
+		run(&s, &t, &sc, &out);
+		snprintf(want, sizeof(want),
+			 "reconcile: tap 1: pod pod-a up window 2024-01-01T00:00:0%lluZ",
+			 (unsigned long long)sc.lie_at);
+		if (out.disagree == 0 || strstr(out.text, want) == NULL)
+			fail_msg("a lie of %llu B in window %llu went unnoticed: %s",
+				 (unsigned long long)sc.lie, (unsigned long long)sc.lie_at,
+				 out.text);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_honest),
-		cmocka_unit_test(test_lies_caught),
-		cmocka_unit_test(test_unseen_windows),
-		cmocka_unit_test(test_tap_short),
+		cmocka_unit_test(test_honest),         cmocka_unit_test(test_lies_caught),
+		cmocka_unit_test(test_unseen_windows), cmocka_unit_test(test_tap_short),
+		cmocka_unit_test(test_other_records),
 	};
 	if (sodium_init() < 0)
 		return 1;
