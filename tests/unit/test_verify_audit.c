@@ -392,7 +392,10 @@ windows_within_validity(void **state)
 	fails_once(verify(&lg, given, 2, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 7,
 		   "before the declaration in force is valid");
 	pc_test_log_free(&lg);
-	/* re-randomized at most every 2 windows: map a's third window is too old */
+	/*
+	 * re-randomized at most every 2 windows: map a's third window starts
+	 * exactly 2 windows after not-before, and so is too old (D or more fails)
+	 */
 	declare(&db, alice, &map_b, APP, 3, 100);
 	honest(&lg, &da, &db);
 	fails_once(verify(&lg, given, 2, &valice, 1, 2 * WIN), PC_VC_PODMAP, 4,
