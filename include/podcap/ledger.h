@@ -29,6 +29,14 @@ struct pc_ledger;
  */
 struct pc_ledger *pc_ledger_open(const char *dir, const char *origin, struct pc_error *err);
 /*
+ * Whether pc_ledger_open(dir, origin) could claim dir, changing nothing
+ * and taking no lock: dir is a directory that can be written, with no
+ * origin file or origin's, or it does not exist and its parent is a
+ * directory that can be written. 0, or -1 with the message the open would
+ * give. It does not read the records: a damaged or locked ledger passes.
+ */
+int pc_ledger_check(const char *dir, const char *origin, struct pc_error *err);
+/*
  * Read-only open (verifier side, no recovery, no locking). It does not hash
  * the records: its root (pc_ledger_root) is over the leaf hashes stored with
  * them, which only a reader that hashes the bytes itself may rely on.

@@ -298,12 +298,14 @@ pc_ledger_close(struct pc_ledger *l)
 	free(l);
 }
 
-/* Creates the origin file of a new ledger, or checks the existing one. */
+/*
+ * Whether the ledger is origin's: 0 when its origin file says so, 1 when it
+ * has none and may be given one (no records yet), -1 with err otherwise.
+ */
 static int
-claim_origin(struct pc_ledger *l, const char *origin, struct pc_error *err)
+origin_state(struct pc_ledger *l, const char *origin, struct pc_error *err)
 {
 	struct stat st;
-	char line[PC_KEY_NAME_LEN + 1];
 
 	if (faccessat(l->dirfd, "origin", F_OK, 0) == 0) {
 		if (read_origin(l, err) < 0)
@@ -315,6 +317,18 @@ claim_origin(struct pc_ledger *l, const char *origin, struct pc_error *err)
 	}
 	if (fstatat(l->dirfd, "records", &st, 0) == 0 && st.st_size > 0)
 		return pc_error_set(err, "ledger %s has records but no origin file", l->dir);
+	return 1;
+}
+
+/* Creates the origin file of a new ledger, or checks the existing one. */
+static int
+claim_origin(struct pc_ledger *l, const char *origin, struct pc_error *err)
+{
+	char line[PC_KEY_NAME_LEN + 1];
+	int state = origin_state(l, origin, err);
+
+	if (state <= 0)
+		return state;
 	snprintf(line, sizeof(line), "%s\n", origin);
 	if (pc_replace_file_at(l->dirfd, "origin", line, strlen(line), 0640) < 0)
 		return pc_error_errno(err, "%s/origin", l->dir);
@@ -455,6 +469,62 @@ pc_ledger_open(const char *dir, const char *origin, struct pc_error *err)
 fail:
 	pc_ledger_close(l);
 	return NULL;
+}
+
+/* errno's message for path, as mkdir and open would give it at start */
+static int
+path_fails(const char *path, int e, struct pc_error *err)
+{
+	errno = e;
+	return pc_error_errno(err, "%s", path);
+}
+
+/* A directory the writer could make: its parent is one it can write in. */
+static int
+check_creatable(const char *dir, struct pc_error *err)
+{
+	char parent[PC_PATH_LEN];
+	struct stat st;
+
+	if (strlen(dir) >= sizeof(parent))
+		return pc_error_set(err, "ledger path too long");
+	size_t n = (size_t)snprintf(parent, sizeof(parent), "%s", dir);
+	while (n > 1 && parent[n - 1] == '/')
+		parent[--n] = '\0'; /* mkdir("a/b/") makes b */
+	char *slash = strrchr(parent, '/');
+	if (slash == NULL)
+		snprintf(parent, sizeof(parent), ".");
+	else
+		slash[slash == parent ? 1 : 0] = '\0';
+	if (stat(parent, &st) < 0)
+		return path_fails(dir, errno, err);
+	if (!S_ISDIR(st.st_mode))
+		return path_fails(dir, ENOTDIR, err);
+	if (access(parent, W_OK | X_OK) < 0)
+		return path_fails(dir, errno, err);
+	return 0;
+}
+
+int
+pc_ledger_check(const char *dir, const char *origin, struct pc_error *err)
+{
+	struct stat st;
+
+	if (origin == NULL || !origin_ok(origin))
+		return pc_error_set(err, "invalid log origin");
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT ? check_creatable(dir, err) : path_fails(dir, errno, err);
+	if (!S_ISDIR(st.st_mode))
+		return path_fails(dir, ENOTDIR, err);
+	if (access(dir, W_OK | X_OK) < 0)
+		return path_fails(dir, errno, err);
+	struct pc_ledger *l = ledger_alloc(dir, true, err);
+	if (l == NULL)
+		return -1;
+	l->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = l->dirfd < 0 ? path_fails(dir, errno, err) : origin_state(l, origin, err);
+	pc_ledger_close(l);
+	return rc < 0 ? -1 : 0;
 }
 
 struct pc_ledger *

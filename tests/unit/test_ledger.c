@@ -703,6 +703,63 @@ test_concurrent_reader(void **state)
 	pc_signer_key_free(k);
 }
 
+/*
+ * pc_ledger_check agrees with pc_ledger_open on what it refuses and why,
+ * and makes nothing: not the directory, not its origin file.
+ */
+static void
+test_check(void **state)
+{
+	char dir[512], sub[600], file[600];
+	struct pc_error err;
+	struct stat st;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	/* absent, in a directory that exists: it can be made, and is not */
+	assert_int_equal(pc_ledger_check(dir, ORIGIN, &err), 0);
+	assert_int_equal(stat(dir, &st), -1);
+	/* absent, in a directory that does not exist: what the open says too */
+	path_in(sub, sizeof(sub), dir, "ledger");
+	assert_int_equal(pc_ledger_check(sub, ORIGIN, &err), -1);
+	assert_non_null(strstr(err.msg, "No such file or directory"));
+	assert_null(pc_ledger_open(sub, ORIGIN, &err));
+	assert_non_null(strstr(err.msg, "No such file or directory"));
+	/* a file where the directory would be, or would be made */
+	write_file(base, "afile", (const uint8_t *)"x", 1);
+	path_in(file, sizeof(file), base, "afile");
+	assert_int_equal(pc_ledger_check(file, ORIGIN, &err), -1);
+	assert_non_null(strstr(err.msg, "Not a directory"));
+	path_in(sub, sizeof(sub), file, "ledger");
+	assert_int_equal(pc_ledger_check(sub, ORIGIN, &err), -1);
+
+	/* a ledger of this log passes, also while its writer holds the lock */
+	struct pc_ledger *l = open_ok(dir);
+	append_gen(l, 0, 2);
+	assert_int_equal(pc_ledger_check(dir, ORIGIN, &err), 0);
+	/* another log's is refused with the open's message */
+	assert_int_equal(pc_ledger_check(dir, "podcap/other", &err), -1);
+	assert_non_null(strstr(err.msg, "belongs to log 'podcap/test-app', not 'podcap/other'"));
+	assert_int_equal(pc_ledger_check(dir, "bad origin", &err), -1);
+	pc_ledger_close(l);
+
+	/* records and no origin file */
+	size_t n;
+	uint8_t *rec = read_file(dir, "records", &n);
+	new_dir(sub, sizeof(sub));
+	assert_int_equal(mkdir(sub, 0750), 0);
+	write_file(sub, "records", rec, n);
+	free(rec);
+	assert_int_equal(pc_ledger_check(sub, ORIGIN, &err), -1);
+	assert_non_null(strstr(err.msg, "no origin"));
+	/* an empty directory passes and stays empty */
+	new_dir(sub, sizeof(sub));
+	assert_int_equal(mkdir(sub, 0750), 0);
+	assert_int_equal(pc_ledger_check(sub, ORIGIN, &err), 0);
+	path_in(file, sizeof(file), sub, "origin");
+	assert_int_equal(stat(file, &st), -1);
+}
+
 int
 main(void)
 {
@@ -715,6 +772,7 @@ main(void)
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_hashes_rebuilt),
 		cmocka_unit_test(test_concurrent_reader),
+		cmocka_unit_test(test_check),
 	};
 
 	if (sodium_init() < 0)
