@@ -3,7 +3,7 @@
  * podcapd: the inline pod-uplink cap.
  *
  *   podcapd --config FILE [-- EAL options]
- *   podcapd --check-config FILE [--canonical]
+ *   podcapd --check-config FILE [--canonical] [--map-only]
  *   podcapd --version
  *
  * Wiring only: the pod map, the signer (forked before DPDK maps anything),
@@ -36,17 +36,22 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"usage: podcapd --config FILE [-- EAL options]\n"
-		"       podcapd --check-config FILE [--canonical]\n"
-		"\n"
-		"  --config FILE        run with the pod map FILE\n"
-		"  --check-config FILE  validate FILE, print 'configuration OK' and its digest\n"
-		"  --canonical          with --check-config: also print the canonical form\n"
-		"  --version            print the version and the build id\n"
-		"\n"
-		"Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next "
-		"window).\n");
+	fprintf(
+	    f,
+	    "usage: podcapd --config FILE [-- EAL options]\n"
+	    "       podcapd --check-config FILE [--canonical] [--map-only]\n"
+	    "\n"
+	    "  --config FILE        run with the pod map FILE\n"
+	    "  --check-config FILE  check FILE as a start would (the pod map, its declaration,\n"
+	    "                       the ledger directory, the key and the TPM), print\n"
+	    "                       'configuration OK' and its digest\n"
+	    "  --canonical          with --check-config: also print the canonical form\n"
+	    "  --map-only           with --check-config: check the pod map alone, not what\n"
+	    "                       it names (to compute the digest of another's map)\n"
+	    "  --version            print the version and the build id\n"
+	    "\n"
+	    "Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next "
+	    "window).\n");
 }
 
 static int
@@ -61,21 +66,6 @@ print_version(void)
 	return EXIT_FAILURE;
 }
 
-/* The pod map to run: it must name the signing key and the ledger. */
-static int
-load_config(const char *path, struct pc_config *cfg)
-{
-	if (pc_podmap_load(path, cfg) != 0)
-		return -1;
-	if (cfg->signing_key[0] == '\0' || cfg->ledger[0] == '\0') {
-		fprintf(stderr, "%s: appliance.signing_key and appliance.ledger are required: "
-			"a cap that no one can verify is a misconfiguration\n", path);
-		pc_config_free(cfg);
-		return -1;
-	}
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -83,12 +73,13 @@ main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", required_argument, NULL, 'n' },
 		{ "canonical", no_argument, NULL, 'C' },
+		{ "map-only", no_argument, NULL, 'M' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *check = NULL;
-	bool canonical = false;
+	bool canonical = false, map_only = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
@@ -96,6 +87,9 @@ main(int argc, char **argv)
 		case 'c': config = optarg; break;
 		case 'n': check = optarg; break;
 		case 'C': canonical = true; break;
+		case 'M':
+			map_only = true;
+			break;
 		case 'V':
 			return print_version();
 		case 'h': usage(stdout); return EXIT_SUCCESS;
@@ -103,38 +97,25 @@ main(int argc, char **argv)
 		}
 	}
 	if (check != NULL)
-		return pc_podmap_check(check, canonical) == 0 ? EXIT_SUCCESS : EXIT_USAGE;
-	if (config == NULL) {
+		return pc_podmap_check(check, canonical, map_only);
+	if (config == NULL || map_only) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 
+	/* what a restart cannot mend is refused here, as --check-config refuses it */
 	struct pc_config cfg;
-	if (load_config(config, &cfg) != 0)
-		return EXIT_USAGE;
-	/* with appliance.auditor_keys: only a map an auditor declared, while it is in force */
 	struct pc_declared decl;
-	struct pc_error err;
-	enum pc_decl_refusal why;
-	if (pc_declared_load(config, &cfg, pc_now_ns(), &decl, &why, &err) != 0) {
-		pc_error_prefix(&err, "podcapd: refusing to run %s", config);
-		pc_error_print(&err, stderr);
-		pc_config_free(&cfg);
+	if (pc_podmap_load_run(config, &cfg, &decl) != 0)
 		return EXIT_USAGE;
-	}
 	pc_signals_install();
 
 	/* the key is read by the signer process only, before DPDK maps anything */
 	struct pc_signer signer;
 	/* and the TPM, when the pod map asks for attestation (docs/attestation.md) */
-	int status = pc_signer_spawn_attest(cfg.signing_key, &cfg.attestation, &signer, &err);
-	if (status != 0) {
-		pc_error_prefix(&err, "podcapd: signing key");
-		pc_error_print(&err, stderr);
-		/* a key refused is a misconfiguration, like a bad pod map */
-		status = status == -2 ? EXIT_USAGE : EXIT_FAILURE;
+	int status = pc_podmap_signer(&cfg, &signer);
+	if (status != 0)
 		goto out_config;
-	}
 	status = EXIT_FAILURE;
 	uint64_t covered_ns;
 	pc_recorder_attestation(&cfg.attestation);

@@ -8,10 +8,20 @@ bad pod map of tests/config/bad the expected file:line:col message and exit
 status 2. --config refuses, before anything starts, a bad pod map (exit 2),
 a pod map without signing key or ledger (exit 2), and a secret key that
 group or others can read or that does not parse.
+
+--check-config refuses what a start refuses before DPDK, with the same
+message and exit 2: the shipped pod map (config/podmap.yaml, Debian's
+/etc/podcap/podmap.yaml) as it is; and with its key and ledger set, a
+signing key that does not exist or is named for another log, a ledger
+whose directory cannot be made, that is a file or holds another log, a map
+of auditor_keys without its declaration, and a TPM that cannot be reached.
+The shipped map with a key and a ledger checks out, and the check creates
+no ledger.
 """
 import glob
 import hashlib
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -27,14 +37,87 @@ def run(*args):
     return subprocess.run([PODCAPD, *args], capture_output=True, text=True, timeout=60)
 
 
+def refused_alike(check, path, want, what):
+    """--check-config and --config both refuse path, exit 2 and the same message."""
+    c = run("--check-config", path)
+    s = run("--config", path)
+    check(c.returncode == 2 and s.returncode == 2 and want in c.stderr and c.stderr == s.stderr
+          and c.stdout == "",
+          f"{what}: --check-config exits {c.returncode}, --config {s.returncode}, the same "
+          f"message ({c.stderr.strip()[-120:]!r} / {s.stderr.strip()[-120:]!r})")
+
+
+def shipped_map(check, d):
+    """The shipped pod map fails --check-config exactly when --config fails."""
+    shipped = os.path.join(ROOT, "config", "podmap.yaml")
+    refused_alike(check, shipped, "appliance.signing_key and appliance.ledger are required",
+                  "the shipped pod map as it is")
+    text = open(shipped, encoding="utf-8").read()
+    check("#signing_key:" in text and "#ledger:" in text, "the shipped map has the key and ledger commented out")
+
+    def variant(name, key, ledger, extra=""):
+        path = f"{d}/{name}.yaml"
+        with open(path, "w") as f:
+            f.write(text.replace("#signing_key: /etc/podcap/appliance.key", f"signing_key: {key}")
+                    .replace("#ledger: /var/lib/podcap/ledger", f"ledger: {ledger}")
+                    .replace("  listen: ", extra + "  listen: ", 1))
+        return path
+
+    subprocess.run([KEYGEN, "--out", f"{d}/shipped.key", "--name", "podcap/podcap-1"], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run([KEYGEN, "--out", f"{d}/other.key", "--name", "podcap/another-appliance"],
+                   check=True, stdout=subprocess.DEVNULL)
+    key, ledger = f"{d}/shipped.key", f"{d}/var/ledger"
+    os.mkdir(f"{d}/var")
+    refused_alike(check, variant("nokey", f"{d}/missing.key", ledger),
+                  f"podcapd: signing key: {d}/missing.key: No such file or directory",
+                  "a signing_key that does not exist")
+    refused_alike(check, variant("otherkey", f"{d}/other.key", ledger),
+                  f"podcapd: signing key: {d}/other.key is named 'podcap/another-appliance' but "
+                  "this appliance's log is 'podcap/podcap-1'", "a key named for another log")
+    refused_alike(check, variant("noparent", key, f"{d}/missing/ledger"),
+                  f"{d}/missing/ledger", "a ledger whose parent directory does not exist")
+    with open(f"{d}/var/afile", "w") as f:
+        f.write("not a ledger\n")
+    refused_alike(check, variant("fileledger", key, f"{d}/var/afile"), "afile: Not a directory",
+                  "a ledger that is a file")
+    os.mkdir(f"{d}/var/theirs")
+    with open(f"{d}/var/theirs/origin", "w") as f:
+        f.write("podcap/another-appliance\n")
+    refused_alike(check, variant("otherledger", key, f"{d}/var/theirs"),
+                  "belongs to log 'podcap/another-appliance', not 'podcap/podcap-1'",
+                  "a ledger of another log")
+    subprocess.run([KEYGEN, "--out", f"{d}/auditor.key", "--name", "auditor/cli"], check=True,
+                   stdout=subprocess.DEVNULL)
+    refused_alike(check, variant("undeclared", key, ledger,
+                                 f"  auditor_keys: [{d}/auditor.key.pub]\n"),
+                  "undeclared.yaml.sig", "auditor_keys without a declaration")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    refused_alike(check, variant("notpm", key, ledger,
+                                 f"  attestation:\n    tpm: swtpm:host=127.0.0.1,port={port}\n"),
+                  "TPM", "a TPM that cannot be reached")
+    r = run("--check-config", variant("ready", key, ledger))
+    check(r.returncode == 0 and "configuration OK" in r.stdout.splitlines(),
+          f"the shipped map with its key and ledger set checks out ({r.returncode}: {r.stderr.strip()[-200:]})")
+    check(sorted(os.listdir(f"{d}/var")) == ["afile", "theirs"] and os.listdir(f"{d}/var/theirs") == ["origin"],
+          "and no check made or changed a ledger")
+
+
 def main():
     check = Checks()
     example = os.path.join(ROOT, "config", "example-72gpu.yaml")
-    r = run("--check-config", example)
+    r = run("--check-config", example, "--map-only")
     lines = r.stdout.splitlines()
-    check(r.returncode == 0 and "configuration OK" in lines, f"--check-config example-72gpu.yaml: OK (exit {r.returncode})")
+    check(r.returncode == 0 and "configuration OK" in lines,
+          f"--check-config example-72gpu.yaml --map-only: OK (exit {r.returncode})")
+    if not os.path.exists("/etc/podcap/appliance.key"):
+        r = run("--check-config", example)
+        check(r.returncode == 2 and r.stdout == "",
+              f"without --map-only, what it names is checked too: its key is not here ({r.returncode})")
     digest = next((ln.split()[1] for ln in lines if ln.startswith("digest ")), None)
-    r = run("--check-config", example, "--canonical")
+    r = run("--check-config", example, "--map-only", "--canonical")
     canonical = r.stdout.split("configuration OK\n")[0].encode()
     check(digest is not None and hashlib.blake2b(canonical, digest_size=32).hexdigest() == digest,
           "the digest is BLAKE2b-256 of the canonical form, computed independently")
@@ -67,7 +150,7 @@ def main():
         check(r.returncode == 2 and "signing_key and appliance.ledger are required" in r.stderr,
               f"--config without signing key and ledger: exit {r.returncode}: {r.stderr.strip()[:90]}")
 
-        subprocess.run([KEYGEN, "--out", f"{d}/k", "--name", "podcap/cli"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([KEYGEN, "--out", f"{d}/k", "--name", "podcap/rack7-shaper-1"], check=True, stdout=subprocess.DEVNULL)
         text = plain.replace("appliance:\n", f"appliance:\n  signing_key: {d}/k\n  ledger: {d}/ledger\n", 1)
         with open(f"{d}/map.yaml", "w") as f:
             f.write(text)
@@ -125,6 +208,7 @@ def main():
         r = run("--check-config", f"{d}/map.yaml")
         check(r.returncode == 0, "the same pod map with the key put right checks out")
         check(not os.path.exists(f"{d}/ledger"), "nothing was started: no ledger was created")
+        shipped_map(check, d)
     return check.finish()
 
 
