@@ -224,14 +224,14 @@ def _csum(b):
     return ~s & 0xFFFF
 
 
-def udp_frame(src, dst, size):
+def udp_frame(src, dst, size, dst_mac="020000000002"):
     """An Ethernet/IPv4/UDP frame of `size` bytes (no FCS) from src to dst."""
     ip_len = size - 14
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, ip_len, 0, 0, 64, 17, 0,
                      socket.inet_aton(src), socket.inet_aton(dst))
     ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
     udp = struct.pack("!HHHH", 4000, 5001, ip_len - 20, 0)
-    eth = bytes.fromhex("02000000000202000000000108 00".replace(" ", ""))
+    eth = bytes.fromhex(dst_mac + "0200000000010800")
     return eth + ip + udp + bytes(ip_len - 28)
 
 
@@ -345,8 +345,13 @@ def perf_available():
     return shutil.which("perf") is not None
 
 
+# Processes whose main thread is a forwarding thread (DPDK examples that poll
+# on the main lcore too, run with the main lcore on the forwarding CPU).
+MAIN_THREAD_FORWARDS = set()
+
+
 def worker_tids(pid):
-    tids = []
+    tids = [str(pid)] if pid in MAIN_THREAD_FORWARDS else []
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             comm = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
@@ -416,14 +421,22 @@ class Podcapd:
         self.proc = None
 
     def write_map(self, pod_port, fabric_port, pods, window="60s", memory="1GiB",
-                  mode="police", cap="100Gbps", burst="10ms", queue_delay="1ms", workers=1):
-        """pods: a list of prefixes lists, one per pod; workers: the uplink's."""
+                  mode="police", cap="100Gbps", burst="10ms", queue_delay="1ms", workers=1,
+                  role=None, promise=None):
+        """pods: a list of prefixes lists, one per pod; workers: the uplink's; role:
+        appliance.role (pod-tap: monitor mode); promise: the pods' (docs/bucket.md)."""
         lines = [
             "appliance:", f"  id: {self.tag}", f"  signing_key: {self.key}",
-            f"  ledger: {self.dir}/ledger", "  listen: 127.0.0.1:0",
+            f"  ledger: {self.dir}/ledger", "  listen: 127.0.0.1:0"]
+        if role:
+            lines.append(f"  role: {role}")
+        lines += [
             f"window: {window}", "max_frame: 1518B",
             "defaults:", f"  cap: {cap}", f"  burst: {burst}", f"  mode: {mode}",
-            f"  queue_delay: {queue_delay}",
+            f"  queue_delay: {queue_delay}"]
+        if promise:
+            lines.append(f"  promise: {promise}")
+        lines += [
             "dpdk:", f"  lcores: {lcores(workers)}", f"  memory: {memory}",
             f"  file_prefix: {self.prefix}",
             "uplinks:", "  - name: up0", f"    pod_port: {pod_port}",
@@ -458,20 +471,20 @@ class Podcapd:
 
 
 class Testpmd:
-    def __init__(self, tag, vdevs, mbufs, cores=1):
+    def __init__(self, tag, vdevs, mbufs, cores=1, mode="io"):
         """cores: forwarding cores, each with its own RX/TX queue pair, placed as podcapd's
-        workers are (lcores())."""
+        workers are (lcores()); mode: the forwarding mode (io, rxonly)."""
         self.prefix = f"bench-{tag}-{os.getpid()}"
         cmd = ["dpdk-testpmd", "--lcores" if cores > 1 else "-l", lcores(cores)]
         cmd += eal_memory_args() + ["-m", "1024", f"--file-prefix={self.prefix}", "--no-pci"]
         cmd += [f"--vdev={v}" for v in vdevs]
-        cmd += ["--", "--forward-mode=io", f"--total-num-mbufs={mbufs}",
+        cmd += ["--", f"--forward-mode={mode}", f"--total-num-mbufs={mbufs}",
                 "--stats-period=3600", "--auto-start", "--burst=32", "--rxd=1024", "--txd=1024"]
         if cores > 1:
             cmd += [f"--nb-cores={cores}", f"--rxq={cores}", f"--txq={cores}"]
         self.proc = spawn(cmd, f"{tag}-testpmd")
         if not wait_text(self.proc, self.proc.outpath,
-                         r"Start automatic packet forwarding|io packet forwarding", 120):
+                         r"Start automatic packet forwarding|\w+ packet forwarding", 120):
             sys.stderr.write(open(self.proc.outpath).read()[-3000:])
             die("dpdk-testpmd did not start")
         self.tel = Telemetry(self.prefix)
@@ -668,3 +681,108 @@ class Ovs:
         for d in self.DIRS:
             subprocess.run(["umount", "-l", d], capture_output=True)
         hugepages_clear()
+
+
+# --- DPDK's own sample applications as peers -------------------------------------
+
+EXAMPLES = "/usr/share/dpdk/examples"   # Debian's dpdk-doc
+
+# What the benchmark changes in an example's source before building it, and
+# why: (file, sed expression, what it matches, lines it must change). Each
+# edit must hit exactly that many lines, so that a new DPDK release whose
+# source moved fails here instead of measuring something else.
+EXAMPLE_EDITS = {
+    "l3fwd": [
+        ("main.c", r"s|^\(\t*\)\.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,$|\1/* no RX checksum offload: "
+         r"the virtual ports lack it */|", r"\.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,$", 1,
+         "the RX checksum offload request removed (net_pcap and net_null lack it)"),
+        ("l3fwd_lpm.c", r"s|^#define IPV4_L3FWD_LPM_MAX_RULES\( *\)1024$|"
+         r"#define IPV4_L3FWD_LPM_MAX_RULES\165536|", r"^#define IPV4_L3FWD_LPM_MAX_RULES *1024$", 1,
+         "room for 65,536 IPv4 routes instead of 1,024 (the scale rows' 16,384)"),
+    ],
+    "qos_meter": [
+        ("main.c", r"s|^\(\t*\)\.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,$|\1/* no RX checksum offload: "
+         r"the virtual ports lack it */|", r"\.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,$", 1,
+         "the RX checksum offload request removed (net_pcap and net_null lack it)"),
+        ("main.c", r"s|^\t\.cir = 1000000 \* 46,$|\t.cir = 1250000000000ULL,|",
+         r"^\t\.cir = 1000000 \* 46,$", 2,
+         "the meter's committed rate 10 Tbit/s instead of 368 Mbit/s (the cap not binding)"),
+        ("main.c", r"s|^\t\.pir = 1500000 \* 46,$|\t.pir = 1250000000000ULL,|",
+         r"^\t\.pir = 1500000 \* 46,$", 1,
+         "the trTCM profile's peak rate likewise (it must not be below the committed rate)"),
+        ("main.c", r"s|^\t\.cbs = 2048,$|\t.cbs = 12500000000ULL,|", r"^\t\.cbs = 2048,$", 2,
+         "its committed burst 10 ms at that rate instead of 2,048 bytes"),
+    ],
+}
+
+
+def example_edits(name):
+    return [why for *_, why in EXAMPLE_EDITS[name]]
+
+
+def build_example(name, where):
+    """Copies DPDK's example `name` from dpdk-doc into `where`, applies EXAMPLE_EDITS
+    there and builds it with its own Makefile (pkg-config libdpdk). Returns the
+    executable, or (None, why) when it cannot be built."""
+    src = f"{EXAMPLES}/{name}"
+    if not os.path.isfile(f"{src}/Makefile"):
+        return None, f"{src} is not there (dpdk-doc is not installed)"
+    dst = f"{where}/{name}"
+    shutil.copytree(src, dst)
+    if os.path.isdir(f"{EXAMPLES}/common") and not os.path.isdir(f"{where}/common"):
+        shutil.copytree(f"{EXAMPLES}/common", f"{where}/common")
+    for f, expr, match, count, _ in EXAMPLE_EDITS[name]:
+        path = f"{dst}/{f}"
+        with open(path) as fh:
+            n = sum(1 for line in fh if re.search(match.replace(r"\t", "\t"), line))
+        if n != count:
+            return None, f"{name}/{f}: {n} lines match {match!r}, {count} expected"
+        COMMANDS.append(f"sed -i '{expr}' {name}/{f}")
+        subprocess.run(["sed", "-i", expr, path], check=True)
+    COMMANDS.append(f"make -C {name}  # DPDK's own Makefile, pkg-config libdpdk")
+    r = subprocess.run(["make", "-C", dst], capture_output=True, text=True)
+    exe = f"{dst}/build/{name}"
+    if r.returncode != 0 or not os.access(exe, os.X_OK):
+        return None, f"make {name} failed: {r.stderr.strip()[-300:]}"
+    return exe, None
+
+
+class Example:
+    """A DPDK sample application on the given vdevs, its EAL placed like testpmd's (lcores()
+    for `cores` forwarding lcores, or `lcore_arg` as given), the application's own arguments
+    after '--'. main_forwards: it polls on its main lcore (qos_meter)."""
+
+    def __init__(self, tag, exe, vdevs, app_args, lcore_arg=None, main_forwards=False,
+                 cores=1):
+        self.prefix = f"bench-{tag}-{os.getpid()}"
+        if lcore_arg is None:
+            lcore_arg = ["--lcores" if cores > 1 else "-l", lcores(cores)]
+        cmd = [exe] + lcore_arg + eal_memory_args() + ["-m", "1024",
+                                                       f"--file-prefix={self.prefix}", "--no-pci"]
+        cmd += [f"--vdev={v}" for v in vdevs] + ["--"] + app_args
+        self.proc = spawn(cmd, f"{tag}-{os.path.basename(exe)}")
+        if main_forwards:
+            MAIN_THREAD_FORWARDS.add(self.proc.pid)
+        # ready once its pod port has delivered a frame: the examples print their
+        # progress to a buffered stdout, so the port's counter is the one sign
+        try:
+            self.tel = Telemetry(self.prefix, timeout=120)
+        except OSError:
+            self.tel = None
+        deadline = time.monotonic() + 120
+        while True:
+            st = self.tel.query("/ethdev/stats,0") if self.tel else None
+            if st and st.get("ipackets"):
+                break
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                sys.stderr.write(open(self.proc.outpath, errors="replace").read()[-3000:])
+                sys.stderr.write(open(self.proc.logpath, errors="replace").read()[-3000:])
+                die(f"{os.path.basename(exe)} ({tag}) did not start")
+            time.sleep(0.1)
+
+    def stop(self):
+        self.tel.close()
+        rc = stop(self.proc)
+        MAIN_THREAD_FORWARDS.discard(self.proc.pid)
+        hugepages_clear()
+        return rc

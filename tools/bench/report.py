@@ -18,8 +18,9 @@ Commands:
   cap-accuracy | latency | verify-speed --samples F --commands F --out F
                                  [--quick] [--param K=V ...]
   table --runs F                 the one table of a run (tools/bench/run)
-  doc --runs F --machine F --out F
-                                 docs/performance.md
+  doc --runs F --machine F --out F [--merge]
+                                 docs/performance.md (--merge: only the
+                                 sections run replaced in it)
 """
 
 import argparse
@@ -501,8 +502,8 @@ def cmd_verify_fleet(args):
 
 # ---- the run's table and docs/performance.md ----
 
-ORDER = ["forward-rate", "pod-scale", "cap-accuracy", "latency", "verify-speed", "verify-fleet",
-         "window-close"]
+ORDER = ["forward-rate", "peers", "pod-scale", "cap-accuracy", "latency", "verify-speed",
+         "verify-fleet", "window-close"]
 
 
 def load_runs(path):
@@ -575,10 +576,13 @@ def cmd_table(args):
 INTRO = """# podcap performance
 
 What podcap costs and how closely it holds a cap, measured by
-`tools/bench/run`: seven sections, each against a peer measured in the same
-run (dpdk-testpmd, Linux `tc tbf` and bridge, libsodium). This file is
-written by `tools/bench/run` (full mode); the raw figures of every section
-are in the JSON files it writes (`--out DIR`).
+`tools/bench/run`: eight sections, each against a peer measured in the same
+run (dpdk-testpmd, DPDK's own l3fwd and qos_meter, OVS-DPDK, Linux `tc tbf`
+and bridge, libsodium). This file is written by `tools/bench/run` (full
+mode); the raw figures of every section are in the JSON files it writes
+(`--out DIR`). A run of some sections only (`--sections`) replaces those
+sections here and their rows in the results, and says when it ran; the
+other sections stay as their last run wrote them.
 
 Speed is measured **only** here, and as a **ratio to a peer of the same
 run** where there is one: podcap's tests never assert a time. The
@@ -631,10 +635,125 @@ cap-accuracy section lists the frequency each podcapd used.
 """
 
 
+def section_block(i, r, m=None):
+    """Section i of the doc from run entry r; m: the machine of a partial run, said first."""
+    out = []
+    doc = r["doc"]
+    title = doc.get("section", r["name"]) if doc else r["name"]
+    out.append("## %d. %s (`tools/bench/%s`)\n" % (i, title, r["name"]))
+    if m is not None:
+        out.append("From `%s`, %s to %s, podcap commit %s; CPU idle in the second before "
+                   "that run: %s, load average at its end: %s (the machine is shared: ratios "
+                   "are within that one run).\n" % (
+                       m.get("command"), m.get("start", "?"), m.get("end", "?"),
+                       m.get("commit", "?"), m.get("idle", "?"), m.get("load", "?")))
+    if doc is None:
+        out.append("Not run: %s.\n" % (r["status"] if r["status"] != "skipped"
+                                      else "skipped, " + r.get("why", "")))
+        return out
+    out.append(md_table(doc.get("columns", []), doc.get("rows", [])))
+    out.append("")
+    for n in doc.get("notes", []):
+        out.append("- " + n)
+    out.append("")
+    for t in doc.get("tables", []):
+        out.append("### %s\n" % t.get("title", ""))
+        out.append(md_table(t.get("columns", []), t.get("rows", [])))
+        out.append("")
+        for n in t.get("notes", []):
+            out.append("- " + n)
+        out.append("")
+    if doc.get("commands"):
+        out.append("Commands:\n\n```\n%s\n```\n" % "\n".join(doc["commands"]))
+    return out
+
+
+SECTION_RX = re.compile(r"^## \d+\. .* \(`tools/bench/([a-z-]+)`\)$")
+
+
+def split_doc(text):
+    """An earlier docs/performance.md: (head up to the first section, {name: its lines},
+    the sections' names in order, the tail from the clock note)."""
+    lines = text.split("\n")
+    head, blocks, names, tail, cur = [], {}, [], [], None
+    for line in lines:
+        mt = SECTION_RX.match(line)
+        if line.startswith("## A note on podcapd's clock"):
+            cur = "tail"
+        elif mt:
+            cur = mt.group(1)
+            names.append(cur)
+            blocks[cur] = []
+        if cur is None:
+            head.append(line)
+        elif cur == "tail":
+            tail.append(line)
+        else:
+            blocks[cur].append(line)
+    return head, blocks, names, tail
+
+
+def merge_summary(head, runs):
+    """The results table of head with the rows of the sections in runs replaced (or added
+    in ORDER), the run times line likewise."""
+    start = next((i for i, l in enumerate(head) if l.startswith("| section | target")), None)
+    if start is None:
+        return head
+    end = start + 2
+    while end < len(head) and head[end].startswith("|"):
+        end += 1
+    rows, cur = {}, None
+    for l in head[start + 2:end]:
+        first = l.split("|")[1].strip()
+        cur = first or cur
+        rows.setdefault(cur, []).append(l)
+    for r in runs:
+        rows[r["name"]] = md_table(SUMMARY_HEADER, summary_rows([r])).split("\n")[2:]
+    names = [n for n in ORDER if n in rows] + [n for n in rows if n not in ORDER]
+    table = head[start:start + 2] + [l for n in names for l in rows[n]]
+    out = head[:start] + table + head[end:]
+    for i, l in enumerate(out):
+        if l.startswith("Run times: "):
+            times = dict(re.findall(r"([a-z-]+) (\d+ s)", l))
+            for r in runs:
+                times[r["name"]] = "%.0f s" % r.get("seconds", 0)
+            out[i] = "Run times: " + ", ".join(
+                "%s %s" % (n, times[n]) for n in ORDER + [n for n in times if n not in ORDER]
+                if n in times) + "."
+    return out
+
+
+def cmd_doc_merge(args, runs, m):
+    with open(args.out) as f:
+        head, blocks, names, tail = split_doc(f.read())
+    old_head = head
+    head = INTRO.split("\n")
+    head += old_head[next((i for i, l in enumerate(old_head) if l == "## The machine"),
+                          len(old_head)):]
+    head = merge_summary(head, runs)
+    for r in runs:
+        blocks[r["name"]] = None
+    names = [n for n in ORDER if n in blocks] + [n for n in names if n not in ORDER]
+    out = list(head)
+    ran = {r["name"]: r for r in runs}
+    for i, n in enumerate(names, 1):
+        if n in ran:
+            out += section_block(i, ran[n], m)
+        else:
+            b = list(blocks[n])
+            b[0] = re.sub(r"^## \d+\.", "## %d." % i, b[0])
+            out += b
+    out += tail
+    with open(args.out, "w") as f:
+        f.write("\n".join(out))
+
+
 def cmd_doc(args):
     runs = load_runs(args.runs)
     with open(args.machine) as f:
         m = json.load(f)
+    if args.merge and os.path.exists(args.out):
+        return cmd_doc_merge(args, runs, m)
     out = [INTRO]
     out.append("## The machine\n")
     out.append("Run of %s to %s (%.0f s in all).\n" % (
@@ -661,27 +780,7 @@ def cmd_doc(args):
     out.append("Run times: " + ", ".join("%s %.0f s" % (r["name"], r.get("seconds", 0))
                                            for r in runs) + ".\n")
     for i, r in enumerate(runs, 1):
-        doc = r["doc"]
-        title = doc.get("section", r["name"]) if doc else r["name"]
-        out.append("## %d. %s (`tools/bench/%s`)\n" % (i, title, r["name"]))
-        if doc is None:
-            out.append("Not run: %s.\n" % (r["status"] if r["status"] != "skipped"
-                                          else "skipped, " + r.get("why", "")))
-            continue
-        out.append(md_table(doc.get("columns", []), doc.get("rows", [])))
-        out.append("")
-        for n in doc.get("notes", []):
-            out.append("- " + n)
-        out.append("")
-        for t in doc.get("tables", []):
-            out.append("### %s\n" % t.get("title", ""))
-            out.append(md_table(t.get("columns", []), t.get("rows", [])))
-            out.append("")
-            for n in t.get("notes", []):
-                out.append("- " + n)
-            out.append("")
-        if doc.get("commands"):
-            out.append("Commands:\n\n```\n%s\n```\n" % "\n".join(doc["commands"]))
+        out += section_block(i, r)
     out.append(CLOCK)
     with open(args.out, "w") as f:
         f.write("\n".join(out))
@@ -709,6 +808,8 @@ def main():
     p.add_argument("--runs", required=True)
     p.add_argument("--machine", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--merge", action="store_true",
+                   help="replace only the sections run in an existing --out")
     args = ap.parse_args()
     {
         "sample": cmd_sample,
