@@ -59,6 +59,13 @@ static struct {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	/*
+	 * The ledger thread waits for records with nothing in hand (everything
+	 * queued before is appended and its checkpoint published), or it has
+	 * ended; drained is signalled when either becomes true.
+	 */
+	pthread_cond_t drained;
+	bool idle, exited;
 	struct item q[QUEUE_MAX + QUEUE_SLACK];
 	unsigned head, n;
 	size_t bytes;                     /* of the records in q */
@@ -70,6 +77,7 @@ static struct {
 } rec = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
+	.drained = PTHREAD_COND_INITIALIZER,
 };
 
 /* The end of the time the ledger's last record accounts for. */
@@ -194,8 +202,12 @@ ledger_thread(void *arg)
 	pthread_setname_np(pthread_self(), "podcap-ledger");
 	for (;;) {
 		pthread_mutex_lock(&rec.lock);
-		while (rec.n == 0 && !rec.stopping)
+		while (rec.n == 0 && !rec.stopping) {
+			rec.idle = true;
+			pthread_cond_broadcast(&rec.drained);
 			pthread_cond_wait(&rec.cond, &rec.lock);
+		}
+		rec.idle = false;
 		if (rec.n == 0) {
 			pthread_mutex_unlock(&rec.lock);
 			break;
@@ -256,6 +268,10 @@ ledger_thread(void *arg)
 			covered_close = 0;
 		}
 	}
+	pthread_mutex_lock(&rec.lock);
+	rec.exited = true;
+	pthread_cond_broadcast(&rec.drained);
+	pthread_mutex_unlock(&rec.lock);
 	return NULL;
 }
 
@@ -626,6 +642,26 @@ pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t windo
 	base_record(&r, PC_REC_STOP, epoch * window_ns, window_ns, 0, t->digest);
 	mark_next(true, t->digest, epoch * window_ns, window_ns);
 	submit(&r, true);
+}
+
+bool
+pc_recorder_drain(uint64_t timeout_ns)
+{
+	struct timespec until;
+
+	if (!rec.running)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &until);
+	timeout_ns += (uint64_t)until.tv_nsec;
+	until.tv_sec += (time_t)(timeout_ns / PC_NS_PER_SEC);
+	until.tv_nsec = (long)(timeout_ns % PC_NS_PER_SEC);
+	pthread_mutex_lock(&rec.lock);
+	while (!(rec.n == 0 && rec.idle) && !rec.exited)
+		if (pthread_cond_timedwait(&rec.drained, &rec.lock, &until) == ETIMEDOUT)
+			break;
+	bool done = rec.n == 0 && (rec.idle || rec.exited);
+	pthread_mutex_unlock(&rec.lock);
+	return done;
 }
 
 unsigned

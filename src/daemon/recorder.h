@@ -12,6 +12,7 @@
 #ifndef PODCAPD_RECORDER_H
 #define PODCAPD_RECORDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,12 @@ void pc_recorder_clock(const struct pc_table *t, uint64_t epoch, uint64_t window
 		       int64_t step_ns);
 void pc_recorder_stop_record(const struct pc_table *t, uint64_t epoch, uint64_t window_ns);
 
+/*
+ * Waits, at most timeout_ns, until every record queued so far is in the
+ * ledger and the checkpoint over them is published (its on_publish hook
+ * called). True when they are; the ledger thread goes on either way.
+ */
+bool pc_recorder_drain(uint64_t timeout_ns);
 /*
  * Drains the queue (bounded wait) and stops the ledger thread. Returns the
  * number of records that never reached the ledger (0 when all did).

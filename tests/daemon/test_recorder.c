@@ -7,6 +7,8 @@
  * contiguous with the records around it. The ledger thread's appends are
  * held at will (pc_ledger_append is wrapped); the signer is a key in this
  * process (pc_signer_sign is wrapped). Everything else is the real ledger.
+ * pc_recorder_drain, which a stop waits on before the witnesses get the
+ * last checkpoint, says true only once that checkpoint is published.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -327,12 +329,65 @@ test_queue_full_by_bytes(void **state)
 	pc_ledger_close(l);
 }
 
+/* The size of the last note the ledger thread handed on (pc_recorder_on_publish). */
+static uint64_t published;
+
+static void
+on_publish(const char *note, size_t len)
+{
+	struct pc_checkpoint cp;
+	size_t blen = len;
+
+	for (size_t i = 1; i < len; i++)
+		if (note[i - 1] == '\n' && note[i] == '\n') {
+			blen = i;
+			break;
+		}
+	assert_int_equal(pc_checkpoint_parse_body(note, blen, &cp, NULL), 0);
+	__atomic_store_n(&published, cp.size, __ATOMIC_RELEASE);
+}
+
+/*
+ * A stop hands its last checkpoint to the witnesses once pc_recorder_drain
+ * says so: by then every record queued is in the ledger and the note over
+ * all of them was published, not merely taken off the queue.
+ */
+static void
+test_drain(void **state)
+{
+	struct pc_ledger *l = open_ro();
+	uint64_t before = pc_ledger_size(l), e = E0 + 2 * QUEUE_MAX;
+
+	(void)state;
+	pc_ledger_close(l);
+	pc_recorder_on_publish(on_publish);
+	/* the disk away: not drained, and the wait is bounded */
+	hold(true);
+	window(&small, e, 1);
+	uint64_t t0 = pc_mono_ns();
+	assert_false(pc_recorder_drain(200 * 1000 * 1000ull));
+	assert_true(pc_mono_ns() - t0 < 5 * NS);
+	/* back: drained with the checkpoint over both windows published */
+	window(&small, e + 1, 1);
+	hold(false);
+	assert_true(pc_recorder_drain(30 * NS));
+	assert_int_equal(__atomic_load_n(&published, __ATOMIC_ACQUIRE), before + 2);
+	l = open_ro();
+	assert_int_equal(pc_ledger_size(l), before + 2);
+	assert_int_equal(pc_ledger_published_size(l), before + 2);
+	pc_ledger_close(l);
+	/* and with nothing queued it says so at once */
+	assert_true(pc_recorder_drain(0));
+	pc_recorder_on_publish(NULL);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queue_full_by_count),
 		cmocka_unit_test(test_queue_full_by_bytes),
+		cmocka_unit_test(test_drain),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
