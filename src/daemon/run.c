@@ -36,6 +36,8 @@
 #define POOL_CACHE 256
 /* systemd's start timeout, extended for a wait, covers it and then this much more */
 #define START_MARGIN_NS (30 * PC_NS_PER_SEC)
+/* how long a stop waits for its last checkpoint to be logged and witnessed */
+#define WITNESS_STOP_NS (3 * PC_NS_PER_SEC)
 
 static struct pc_signer *signer_watched;   /* checked by the control thread while it sleeps */
 static bool signer_gone;
@@ -391,6 +393,30 @@ stop_forwarding(struct pc_timeline *tl)
 	pc_timeline_stop(tl);
 }
 
+/*
+ * The last checkpoint, over the last window and the STOP, goes to the
+ * witnesses before podcapd exits, so that a stop is witnessed when it
+ * happens and not at the next start. A witness that is down or hangs holds
+ * the stop WITNESS_STOP_NS at most, the ledger's own drain included.
+ */
+static void
+witness_stop(bool witnessed)
+{
+	uint64_t t0 = pc_mono_ns();
+
+	if (!witnessed)
+		return;
+	if (!pc_recorder_drain(WITNESS_STOP_NS)) {
+		PC_LOG(WARNING,
+		       "the last checkpoint was not published in %lu s: the witnesses "
+		       "see this stop only after the next start\n",
+		       (unsigned long)(WITNESS_STOP_NS / PC_NS_PER_SEC));
+		return;
+	}
+	uint64_t spent = pc_mono_ns() - t0;
+	pc_witnesses_flush(spent < WITNESS_STOP_NS ? WITNESS_STOP_NS - spent : 0);
+}
+
 static void
 free_tables(struct pc_timeline *tl)
 {
@@ -420,8 +446,9 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 		return EXIT_FAILURE;
 	}
 	/* witnesses that fail to start are logged; the cap does not wait for them */
-	if (pc_witnesses_start(&t->cfg.witnesses, pc_recorder_ledger()) == 0 &&
-	    t->cfg.witnesses.n > 0)
+	bool witnessed = pc_witnesses_start(&t->cfg.witnesses, pc_recorder_ledger()) == 0 &&
+	    t->cfg.witnesses.n > 0;
+	if (witnessed)
 		pc_recorder_on_publish(pc_witnesses_publish);
 	signer_watched = signer;
 	wait_for_uncovered(covered_ns, window_ns);
@@ -437,6 +464,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 	watchdog_arm();
 	forward(path, &tl, ports, &generation);
 	stop_forwarding(&tl);
+	witness_stop(witnessed);
 	pc_recorder_on_publish(NULL);
 	pc_witnesses_stop();
 	pc_http_stop(http);

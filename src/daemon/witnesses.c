@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +37,13 @@ struct witness {
 	char line[PC_COSIG_LINE_MAX]; /* its cosignature of body[0..body_len) */
 	char body[PC_NOTE_MAX];
 	size_t body_len;
+	uint64_t done; /* the generation of the last note it is through with */
 };
 
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	pthread_cond_t done_cond; /* a witness is through with a note */
 	struct pc_ledger *ledger;
 	struct witness w[PC_MAX_WITNESSES];
 	unsigned n;
@@ -49,7 +52,9 @@ static struct {
 	char note[PC_NOTE_MAX];
 	size_t note_len;
 	uint64_t generation;
-} ws = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+} ws = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	 .cond = PTHREAD_COND_INITIALIZER,
+	 .done_cond = PTHREAD_COND_INITIALIZER };
 
 static const char *const outcome_names[PC_WITNESS_OUTCOMES] = {
 	"cosigned", "conflict", "refused", "down", "bad_answer",
@@ -107,6 +112,16 @@ wait_for_note(uint64_t *seen, long ms, char *note, size_t *len)
 	return go;
 }
 
+/* Whatever came of it: submitted, refused, unanswered or not a checkpoint at all. */
+static void
+through_with(struct witness *w, uint64_t generation)
+{
+	pthread_mutex_lock(&ws.lock);
+	w->done = generation;
+	pthread_cond_broadcast(&ws.done_cond);
+	pthread_mutex_unlock(&ws.lock);
+}
+
 static void
 record(struct witness *w, enum pc_wclient_result r, const char *note, size_t blen,
        const struct pc_checkpoint *cp, const char *line, uint64_t t)
@@ -146,13 +161,16 @@ witness_thread(void *arg)
 
 	while (wait_for_note(&seen, backoff, note, &len)) {
 		blen = body_of(note, len);
-		if (blen == 0 || pc_checkpoint_parse_body(note, blen, &cp, &err) != 0)
+		if (blen == 0 || pc_checkpoint_parse_body(note, blen, &cp, &err) != 0) {
+			through_with(w, seen);
 			continue;
+		}
 		r = pc_wclient_submit(&w->client, note, len, &cp, pc_ledger_leaf, ws.ledger, line,
 				      sizeof(line), &t, &status, &err);
 		if (__atomic_load_n(&ws.stop, __ATOMIC_RELAXED))
 			break;
 		record(w, r, note, blen, &cp, line, t);
+		through_with(w, seen);
 		if (r != PC_WCLIENT_COSIGNED && (r != last || backoff == 0))
 			PC_LOG(WARNING, "witness %s: checkpoint of size %lu: %s\n", w->st.name,
 			       (unsigned long)cp.size, err.msg);
@@ -213,6 +231,43 @@ pc_witnesses_start(const struct pc_witnesses *cfg, struct pc_ledger *ledger)
 		PC_LOG(INFO, "witness %s at %s\n", w->st.name, cfg->w[i].url);
 	}
 	return 0;
+}
+
+/* The witnesses not through with the newest note yet; under ws.lock. */
+static unsigned
+behind(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ws.n; i++)
+		n += ws.w[i].started && ws.w[i].done < ws.generation;
+	return n;
+}
+
+void
+pc_witnesses_flush(uint64_t timeout_ns)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	timeout_ns += (uint64_t)until.tv_nsec;
+	until.tv_sec += (time_t)(timeout_ns / 1000000000u);
+	until.tv_nsec = (long)(timeout_ns % 1000000000u);
+	bool late[PC_MAX_WITNESSES];
+
+	pthread_mutex_lock(&ws.lock);
+	while (behind() > 0)
+		if (pthread_cond_timedwait(&ws.done_cond, &ws.lock, &until) == ETIMEDOUT)
+			break;
+	for (unsigned i = 0; i < ws.n; i++)
+		late[i] = ws.w[i].started && ws.w[i].done < ws.generation;
+	pthread_mutex_unlock(&ws.lock);
+	for (unsigned i = 0; i < ws.n; i++)
+		if (late[i])
+			PC_LOG(WARNING,
+			       "witness %s: no answer about the last checkpoint in time: it "
+			       "sees this stop only after the next start\n",
+			       ws.w[i].st.name);
 }
 
 void

@@ -36,6 +36,12 @@ struct pc_witness_stats {
 
 /* Starts one thread per witness of ws over the ledger; 0, or -1 (logged). */
 int pc_witnesses_start(const struct pc_witnesses *ws, struct pc_ledger *ledger);
+/*
+ * At a stop, once the last checkpoint is published: waits, at most
+ * timeout_ns, for every witness to be through with the newest note
+ * (cosigned, refused or unanswered), and logs each that is not.
+ */
+void pc_witnesses_flush(uint64_t timeout_ns);
 /* Ends every submission in flight and joins the threads. */
 void pc_witnesses_stop(void);
 /* The ledger thread's hook: a new note was published. Never blocks on I/O. */

@@ -17,7 +17,9 @@ goes to two witnesses. Checks, each failing if the feature breaks:
   - the other witness stopped (SIGSTOP: it accepts connections and never
     answers): windows still close, one a second; once it goes on (SIGCONT)
     both cosign the served checkpoint again;
-  - podcapd stops promptly (SIGTERM, exit 0) while a witness hangs.
+  - at SIGTERM podcapd submits its last checkpoint (the last WINDOW and
+    the STOP) before it exits: the live witness's state holds the final
+    tree size; and the hung one holds the stop 3 s at most (exit 0).
 """
 import os
 import re
@@ -32,7 +34,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
-from daemon import Checks, Podcapd  # noqa: E402
+from daemon import Checks, Podcapd, ledger_entries  # noqa: E402
 from frames import write_pcap  # noqa: E402
 from test_witness import Witness  # noqa: E402
 
@@ -92,6 +94,13 @@ def metric(text, name, **labels):
 
 def size_of(note):
     return int(note.split("\n")[1]) if note else 0
+
+
+def witness_size(w):
+    """The size a witness's state holds for the log (its only one)."""
+    d = os.path.join(w.d, "state")
+    name = [f for f in os.listdir(d) if f.startswith("log-")][0]
+    return int(open(os.path.join(d, name)).read().split("\n")[2])
 
 
 def wait_until(pred, timeout):
@@ -196,12 +205,12 @@ def main():
             m = get(port, "/metrics")
             down = metric(m, "podcap_witness_submissions_total", witness="witness.example/w1", result="down")
             check(down is not None and down >= 1, f"/metrics counts w1 down ({down})")
-            held = int(open([os.path.join(ws[0].d, "state", f) for f in os.listdir(os.path.join(ws[0].d, "state")) if f.startswith("log-")][0]).read().split("\n")[2])
+            held = witness_size(ws[0])
             ws[0].start()
             check(f"at size {held}" in ws[0].log(), f"w1 restarts on its state, at size {held}")
             back = wait_until(lambda: cosigned_by(d, vkeys[0], get(port, "/v1/checkpoint")), 60)
             check(back is not None, "w1 cosigns the served checkpoint again after the restart")
-            held2 = int(open([os.path.join(ws[0].d, "state", f) for f in os.listdir(os.path.join(ws[0].d, "state")) if f.startswith("log-")][0]).read().split("\n")[2])
+            held2 = witness_size(ws[0])
             check(held2 > held, f"and its state grew ({held} -> {held2})")
 
             # w2 hangs: it accepts connections and never answers.
@@ -220,7 +229,16 @@ def main():
             t0 = time.monotonic()
             rc = p.stop(timeout=30)
             took = time.monotonic() - t0
-            check(rc == 0, f"podcapd stops with exit 0 while w2 hangs ({rc}, {took:.1f} s)")
+            # the bound is 3 s, on top of what a stop takes without witnesses (about 2 s here)
+            check(rc == 0 and took < 8, f"podcapd stops with exit 0 while w2 hangs, "
+                  f"the witnesses holding it 3 s at most ({rc}, {took:.1f} s)")
+            recs = ledger_entries(p.ledger)
+            final = size_of(open(f"{p.ledger}/checkpoint").read())
+            check(recs and recs[-1][1] == 5 and final == len(recs),
+                  f"the last checkpoint covers the STOP ({final} of {len(recs)} records)")
+            got = witness_size(ws[0])
+            check(got == final, f"w1 cosigned the last checkpoint before podcapd exited "
+                  f"(its state holds size {got}, the ledger {final})")
             ws[1].proc.send_signal(signal.SIGCONT)
         finally:
             p.stop()
