@@ -164,7 +164,8 @@ publish_checkpoint(uint64_t close_ns)
  * The TPM's quote of the checkpoint just published, as the next record,
  * and a checkpoint over it. A quote that cannot be had or written is
  * logged and not retried: the verifier sees the windows it would have
- * covered as unattested.
+ * covered as unattested, and the next quote point asks again (the signer
+ * opens the TPM afresh after a failure, signer_attest.h).
  */
 static void
 append_attest(const struct pc_attest_due *due)

@@ -40,11 +40,47 @@ signer_key_is_sealed(const char *path)
 
 struct signer_tpm {
 	struct pc_tpm tpm;
+	bool open; /* tpm is a context with the AK loaded; false after a quote failed */
 	ESYS_TR ak;
+	char tcti[sizeof(((struct pc_attestation *)0)->tpm)];
 	uint32_t pcrs;
 	uint8_t build_id[PC_BUILD_ID_LEN];
 	uint8_t key_kind; /* PC_KEY_SEALED once signer_tpm_unseal gave the key */
 };
+
+/* A context with the AK loaded: the one at hand, or a fresh one. 0 or -1. */
+static int
+tpm_connect(struct signer_tpm *t, struct pc_error *err)
+{
+	if (t->open)
+		return 0;
+	t->ak = ESYS_TR_NONE;
+	if (pc_tpm_open(&t->tpm, t->tcti, err) != 0)
+		return -1;
+	if (pc_tpm_ak_load(&t->tpm, &t->ak, NULL, err) != 0) {
+		pc_tpm_close(&t->tpm);
+		return -1;
+	}
+	t->open = true;
+	return 0;
+}
+
+/*
+ * Drops the context. A TPM that was unreachable leaves tpm2-tss's context
+ * unusable for good (every later call is "Function called in the wrong
+ * order"), so the only way back is a new one. The AK is flushed when the
+ * context still can; otherwise the connection's end drops it (swtpm, the
+ * kernel's resource manager /dev/tpmrm0).
+ */
+static void
+tpm_disconnect(struct signer_tpm *t)
+{
+	if (!t->open)
+		return;
+	pc_tpm_flush(&t->tpm, &t->ak);
+	pc_tpm_close(&t->tpm);
+	t->open = false;
+}
 
 struct signer_tpm *
 signer_tpm_open(const struct pc_attestation *a, struct pc_error *err)
@@ -56,19 +92,15 @@ signer_tpm_open(const struct pc_attestation *a, struct pc_error *err)
 		return NULL;
 	}
 	t->pcrs = a->pcrs;
-	t->ak = ESYS_TR_NONE;
+	snprintf(t->tcti, sizeof(t->tcti), "%s", a->tpm);
 	/* the signer is podcapd's own executable, forked before anything else ran */
 	if (pc_build_id(t->build_id) != 0) {
 		pc_error_errno(err, "cannot hash /proc/self/exe for the build id");
 		free(t);
 		return NULL;
 	}
-	if (pc_tpm_open(&t->tpm, a->tpm, err) != 0) {
+	if (tpm_connect(t, err) != 0) {
 		free(t);
-		return NULL;
-	}
-	if (pc_tpm_ak_load(&t->tpm, &t->ak, NULL, err) != 0) {
-		signer_tpm_close(t);
 		return NULL;
 	}
 	return t;
@@ -85,7 +117,14 @@ signer_tpm_quote(struct signer_tpm *t, const struct pc_verifier_key *vk,
 	out->ckpt_size = size;
 	out->key_kind = t->key_kind;
 	memcpy(out->ckpt_root, root, 32);
-	return pc_tpm_quote(&t->tpm, t->ak, t->pcrs, qual, out, err);
+	/* after a failed quote, this one starts on a fresh context */
+	if (tpm_connect(t, err) != 0)
+		return pc_error_prefix(err, "TPM %.100s", t->tcti);
+	if (pc_tpm_quote(&t->tpm, t->ak, t->pcrs, qual, out, err) == 0)
+		return 0;
+	/* its windows go unattested; the next quote point tries a new context */
+	tpm_disconnect(t);
+	return -1;
 }
 
 struct pc_signer_key *
@@ -104,8 +143,7 @@ signer_tpm_close(struct signer_tpm *t)
 {
 	if (t == NULL)
 		return;
-	pc_tpm_flush(&t->tpm, &t->ak);
-	pc_tpm_close(&t->tpm);
+	tpm_disconnect(t);
 	free(t);
 }
 

@@ -2,7 +2,9 @@
 /*
  * The signer's TPM (docs/attestation.md): opened in the signer process at
  * start when the pod map has appliance.attestation, with the AK loaded for
- * the whole run. A quote's qualifying data is made here, from what the
+ * the run. A quote that fails closes that context (tpm2-tss never uses one
+ * again after the TPM was unreachable); the next quote opens a new one and
+ * loads the AK again, so a TPM that comes back is quoted again. A quote's qualifying data is made here, from what the
  * signer knows itself: its verifier key, its own executable's build id and
  * the last checkpoint it signed; only the pod map digest comes from podcapd.
  */
@@ -23,7 +25,8 @@ struct signer_tpm;
 struct signer_tpm *signer_tpm_open(const struct pc_attestation *a, struct pc_error *err);
 /*
  * Quotes for the checkpoint (size, root) and the pod map digest: fills
- * out's ckpt_size, ckpt_root, quote, sig and PCRs. 0 or -1.
+ * out's ckpt_size, ckpt_root, quote, sig and PCRs. 0 or -1 (the context
+ * dropped, to be opened again by the next call).
  */
 int signer_tpm_quote(struct signer_tpm *t, const struct pc_verifier_key *vk,
 		     const uint8_t podmap_digest[32], uint64_t size, const uint8_t root[32],

@@ -32,7 +32,7 @@ def header(rec):
     t, start, wlen, count = struct.unpack(">QQQQ", rec[off:off + 32])
     digest = rec[off + 32:off + 64]
     build = rec[off + 64:off + 96]
-    return {"appliance": rec[3:3 + n].decode(), "start": start, "len": wlen, "count": count,
+    return {"appliance": rec[3:3 + n].decode(), "time": t, "start": start, "len": wlen, "count": count,
             "digest": digest, "build": build, "end": off + 96}
 
 

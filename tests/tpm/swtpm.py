@@ -4,7 +4,8 @@
 Swtpm(tmp, ek_cert=True) manufactures the TPM with swtpm_setup first (an EK
 certificate from a local CA of its own, in tmp), then serves it on two free
 loopback ports. .tcti is the tpm2-tss TCTI string; .tools_env the environment
-tpm2-tools need to reach it. stop() (also on leaving the with block) kills it.
+tpm2-tools need to reach it. stop() (also on leaving the with block) kills it;
+start() serves it again, on the same ports and state (a TPM that was away).
 """
 import os
 import signal
@@ -53,16 +54,19 @@ class Swtpm:
         if ek_cert:
             _manufacture(self.state, os.path.join(self.dir, "ca"))
         self.port = free_ports()
+        self.tcti = f"swtpm:host=127.0.0.1,port={self.port}"
+        self.tools_env = dict(os.environ, TPM2TOOLS_TCTI=self.tcti)
+        self.start()
+
+    def start(self):
         ctrl = self.port + 1
-        self.log = open(os.path.join(self.dir, "swtpm.log"), "w")
+        self.log = open(os.path.join(self.dir, "swtpm.log"), "a")
         self.proc = subprocess.Popen(
             ["swtpm", "socket", "--tpm2", "--tpmstate", f"dir={self.state}",
              "--server", f"type=tcp,port={self.port},bindaddr=127.0.0.1",
              "--ctrl", f"type=tcp,port={ctrl},bindaddr=127.0.0.1",
              "--flags", "not-need-init,startup-clear"],
             stdout=self.log, stderr=subprocess.STDOUT)
-        self.tcti = f"swtpm:host=127.0.0.1,port={self.port}"
-        self.tools_env = dict(os.environ, TPM2TOOLS_TCTI=self.tcti)
         deadline = time.monotonic() + 30
         while True:
             try:
