@@ -396,6 +396,9 @@ pc_assign_write_map(FILE *f, const char *tmpl, const char *app, const struct pc_
 		p = at + strlen("@APPLIANCE@");
 	}
 	fputs(p, f);
+	/* a last line without its newline would run into uplinks: */
+	if (tmpl[0] != '\0' && tmpl[strlen(tmpl) - 1] != '\n')
+		fputc('\n', f);
 	fputs("uplinks:\n", f);
 	for (size_t u = 0; u < nups; u++)
 		if (strcmp(ups[u].appliance, app) == 0)

@@ -102,6 +102,19 @@ def assign_checks():
            "bad.txt:2:1: expected '<pod id> <cell or -> <prefixes or ->'", "bad pods file")
     expect(run(*(base[:-2] + ["--max-pods-per-uplink", "1", "--seed", SEED, "--out", "maps5"])), 1,
            "no assignment in 1000 attempts", "no room")
+    template_checks()
+
+
+def template_checks():
+    """A template without a final newline still ends its last line before uplinks:."""
+    with open("tmpl-nonl.yaml", "w") as f:
+        f.write("appliance:\n  id: @APPLIANCE@\nwindow: 60s")
+    p = run(AUDIT, "assign", "--pods", "pods.txt", "--uplinks", "uplinks.txt", "--template",
+            "tmpl-nonl.yaml", "--seed", SEED, "--out", "nonl")
+    expect(p, 0, "wrote nonl/rack2.yaml: ", "template without a final newline")
+    if p.returncode == 0 and not open("nonl/rack1.yaml").read().startswith(
+            "appliance:\n  id: rack1\nwindow: 60s\nuplinks:\n"):
+        failures.append("the template's last line and uplinks: are not two lines")
 
 
 def main():

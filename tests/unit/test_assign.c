@@ -264,6 +264,24 @@ parse_errors(void **state)
 	assert_int_equal(err.mark.col, 4);
 }
 
+/* A template whose last line has no newline gets one before uplinks:. */
+static void
+template_without_newline(void **state)
+{
+	struct pc_assign_uplink ups[1] = { { "r1", "up0", "net_null0", "net_null1", 1 } };
+	struct pc_assign_pod pods[1] = { { "pod-0", "", "10.0.0.0/24", 1 } };
+	uint32_t up[1] = { 0 };
+
+	(void)state;
+	char *a = pc_assign_map_text("appliance:\n  id: @APPLIANCE@", "r1", ups, 1, pods, 1, up);
+	char *b = pc_assign_map_text("appliance:\n  id: @APPLIANCE@\n", "r1", ups, 1, pods, 1, up);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
 static void
 commitment(void **state)
 {
@@ -286,7 +304,8 @@ main(void)
 		cmocka_unit_test(stream_is_chacha20), cmocka_unit_test(golden_shuffles),
 		cmocka_unit_test(shuffle_is_uniform), cmocka_unit_test(uplinks_are_uniform),
 		cmocka_unit_test(constraints_hold),   cmocka_unit_test(golden_assignment),
-		cmocka_unit_test(parse_errors),       cmocka_unit_test(commitment),
+		cmocka_unit_test(parse_errors),       cmocka_unit_test(template_without_newline),
+		cmocka_unit_test(commitment),
 	};
 
 	if (sodium_init() < 0)
