@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sodium.h>
 
@@ -383,6 +384,34 @@ pc_assign_parse_uplinks(const char *name, const char *text, struct pc_assign_upl
 
 /* ---- the maps ---- */
 
+/*
+ * Whether an id may be written as a plain YAML scalar: it starts with a
+ * letter (so it is no number, timestamp, '.inf', '-' or '-x') and is none
+ * of the words YAML 1.1 or 1.2 reads as a boolean or null, in any case. Any
+ * other id is quoted, even where YAML would not need it: the rule must be
+ * plainly safe, and ids that start with a letter keep their bytes.
+ */
+static bool
+plain_ok(const char *id)
+{
+	static const char *const words[] = { "y",     "n",  "yes", "no",  "true",
+					     "false", "on", "off", "null" };
+
+	if (!((id[0] >= 'a' && id[0] <= 'z') || (id[0] >= 'A' && id[0] <= 'Z')))
+		return false;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasecmp(id, words[i]) == 0)
+			return false;
+	return true;
+}
+
+/* An id as a YAML scalar that reads back as the same string (ids need no escapes). */
+static void
+put_id(FILE *f, const char *key, const char *id)
+{
+	fprintf(f, plain_ok(id) ? "%s: %s\n" : "%s: \"%s\"\n", key, id);
+}
+
 /* The template, with @APPLIANCE@ replaced, then the appliance's uplinks and their pods. */
 int
 pc_assign_write_map(FILE *f, const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
@@ -400,15 +429,19 @@ pc_assign_write_map(FILE *f, const char *tmpl, const char *app, const struct pc_
 	if (tmpl[0] != '\0' && tmpl[strlen(tmpl) - 1] != '\n')
 		fputc('\n', f);
 	fputs("uplinks:\n", f);
-	for (size_t u = 0; u < nups; u++)
-		if (strcmp(ups[u].appliance, app) == 0)
-			fprintf(f, "  - name: %s\n    pod_port: %s\n    fabric_port: %s\n",
-				ups[u].name, ups[u].pod_port, ups[u].fabric_port);
+	for (size_t u = 0; u < nups; u++) {
+		if (strcmp(ups[u].appliance, app) != 0)
+			continue;
+		put_id(f, "  - name", ups[u].name);
+		fprintf(f, "    pod_port: %s\n    fabric_port: %s\n", ups[u].pod_port,
+			ups[u].fabric_port);
+	}
 	fputs("pods:\n", f);
 	for (size_t i = 0; i < npods; i++) {
 		if (strcmp(ups[up[i]].appliance, app) != 0)
 			continue;
-		fprintf(f, "  - id: %s\n    uplink: %s\n", pods[i].id, ups[up[i]].name);
+		put_id(f, "  - id", pods[i].id);
+		put_id(f, "    uplink", ups[up[i]].name);
 		if (pods[i].prefixes[0] != '\0') {
 			fputs("    prefixes: [", f);
 			for (const char *q = pods[i].prefixes; *q; q++)

@@ -3,14 +3,16 @@
 """An independent implementation of podcap-audit assign, from its
 definition in docs/config.md ("Randomized assignment"), in Python with the
 ChaCha20 of python3-cryptography rather than libsodium: for several seeds and
-constraints, the assignment podcap-audit prints must be this one, and its
-commitment BLAKE2b-256 of the seed. Also the golden values of
-tests/unit/test_assign.c.
+constraints, the assignment podcap-audit prints must be this one, every map
+it writes these bytes (ids YAML would read otherwise quoted, a template
+without a final newline ended), and its commitment BLAKE2b-256 of the seed.
+Also the golden values of tests/unit/test_assign.c.
 
   assign_reference.py PODCAP_AUDIT
 """
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,6 +74,87 @@ def assign(seed, pods, nups, max_per=0, separate=False):
     return None
 
 
+# Letters alone that YAML 1.1 or 1.2 reads as a boolean or null, in any case.
+WORDS = {"y", "n", "yes", "no", "true", "false", "on", "off", "null"}
+
+
+def scalar(s):
+    """An id as the maps write it: as it is when it starts with a letter and is none of WORDS,
+    in double quotes otherwise."""
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9._-]*", s) and s.lower() not in WORDS:
+        return s
+    return f'"{s}"'
+
+
+def write_map(tmpl, app, ups, pods, up):
+    """ups: [(appliance, name, pod_port, fabric_port)] sorted; pods: [(id, cell, prefixes)]
+    sorted by id; up: each pod's uplink index."""
+    text = tmpl.replace("@APPLIANCE@", app)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    text += "uplinks:\n"
+    for a, name, pp, fp in ups:
+        if a == app:
+            text += f"  - name: {scalar(name)}\n    pod_port: {pp}\n    fabric_port: {fp}\n"
+    text += "pods:\n"
+    for (pid, _, prefixes), u in zip(pods, up):
+        if ups[u][0] == app:
+            text += f"  - id: {scalar(pid)}\n    uplink: {scalar(ups[u][1])}\n"
+            if prefixes:
+                text += "    prefixes: [" + ", ".join(prefixes) + "]\n"
+    return text
+
+
+def write_inputs(tmp, pods, ups, tmpl):
+    with open(f"{tmp}/pods.txt", "w") as f:
+        for pid, cell, prefixes in reversed(pods):
+            f.write(f"{pid} {cell or '-'} {','.join(prefixes) or '-'}\n")
+    with open(f"{tmp}/uplinks.txt", "w") as f:
+        for u in ups:
+            f.write(" ".join(u) + "\n")
+    with open(f"{tmp}/tmpl.yaml", "w") as f:
+        f.write(tmpl)
+
+
+def compare(tmp, n, seed, max_per, separate, pods, ups, tmpl):
+    """One draw by podcap-audit and by the reference: the placements printed and the maps'
+    bytes. Returns what differs."""
+    want = assign(seed, [(pid, cell) for pid, cell, _ in pods], len(ups), max_per, separate)
+    args = [AUDIT, "assign", "--pods", f"{tmp}/pods.txt", "--uplinks", f"{tmp}/uplinks.txt",
+            "--seed", seed.hex(), "--template", f"{tmp}/tmpl.yaml", "--out", f"{tmp}/out{n}"]
+    if max_per:
+        args += ["--max-pods-per-uplink", str(max_per)]
+    if separate:
+        args += ["--separate-cells"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if want is None:
+        return [] if p.returncode == 1 else [f"case {n}: no assignment, but podcap-audit exits "
+                                             f"{p.returncode}"]
+    got = {ln.split()[1]: (ln.split()[3], ln.split()[5]) for ln in p.stdout.splitlines()
+           if ln.startswith("pod ")}
+    expect = {pid: ups[want[i]][:2] for i, (pid, _, _) in enumerate(pods)}
+    if p.returncode != 0 or got != expect:
+        return [f"case {n} (max {max_per}, separate {separate}): podcap-audit {got} (exit "
+                f"{p.returncode}: {p.stderr.strip()}), reference {expect}"]
+    out = []
+    apps = sorted({u[0] for u in ups})
+    if sorted(os.listdir(f"{tmp}/out{n}")) != [f"{a}.yaml" for a in apps]:
+        out.append(f"case {n}: podcap-audit wrote {sorted(os.listdir(f'{tmp}/out{n}'))}")
+    for a in apps:
+        path = f"{tmp}/out{n}/{a}.yaml"
+        have = open(path).read() if os.path.exists(path) else None
+        if have != write_map(tmpl, a, ups, pods, want):
+            out.append(f"case {n}: {a}.yaml is not the reference's map:\n{have}\nreference:\n"
+                       f"{write_map(tmpl, a, ups, pods, want)}")
+    return out
+
+
+# Ids the id rule allows that YAML would read otherwise, and ordinary ones beside them.
+ODD_IDS = ["null", "NULL", "-", "-x", "-1", "true", "False", "yes", "No", "on", "OFF", "y", "1e3",
+           "0x10", "017", "1_000", "1.5", ".5", ".inf", ".nan", "2024-01-01", ".", "_", "web",
+           "pod-0", "nulls"]
+
+
 def main():
     failures = []
     seed0 = bytes(range(32))
@@ -79,39 +162,30 @@ def main():
     print("shuffle of 10 under seed 00..1f:", golden)
     tmp = tempfile.mkdtemp(prefix="podcap-assign-ref-")
     try:
-        pods = [(f"pod-{i:02d}", f"cell-{i // 3}") for i in range(12)]
-        ups = sorted([("rack1", "up0"), ("rack1", "up1"), ("rack2", "up0"), ("rack2", "up1"),
+        pods = sorted((f"pod-{i:02d}", f"cell-{i // 3}", [f"10.{11 - i}.0.0/24"])
+                      for i in range(12))
+        ups = sorted((a, u, f"net_null_{a}_{u}_p", f"net_null_{a}_{u}_f") for a, u in
+                     [("rack1", "up0"), ("rack1", "up1"), ("rack2", "up0"), ("rack2", "up1"),
                       ("rack3", "up0")])
-        with open(f"{tmp}/pods.txt", "w") as f:
-            for i, (pid, cell) in enumerate(reversed(pods)):
-                f.write(f"{pid} {cell} 10.{i}.0.0/24\n")
-        with open(f"{tmp}/uplinks.txt", "w") as f:
-            for a, u in ups:
-                f.write(f"{a} {u} net_null_{a}_{u}_p net_null_{a}_{u}_f\n")
-        with open(f"{tmp}/tmpl.yaml", "w") as f:
-            f.write("appliance:\n  id: @APPLIANCE@\n")
+        tmpl = "appliance:\n  id: @APPLIANCE@\n"
+        write_inputs(tmp, pods, ups, tmpl)
         cases = [(seed0, 0, False), (seed0, 3, True)]
         cases += [(hashlib.blake2b(bytes([k]), digest_size=32).digest(), k % 4, k % 2 == 1)
                   for k in range(12)]
         for n, (seed, max_per, separate) in enumerate(cases):
-            want = assign(seed, pods, len(ups), max_per, separate)
-            args = [AUDIT, "assign", "--pods", f"{tmp}/pods.txt", "--uplinks", f"{tmp}/uplinks.txt",
-                    "--seed", seed.hex(), "--template", f"{tmp}/tmpl.yaml", "--out", f"{tmp}/out{n}"]
-            if max_per:
-                args += ["--max-pods-per-uplink", str(max_per)]
-            if separate:
-                args += ["--separate-cells"]
-            p = subprocess.run(args, capture_output=True, text=True)
-            if want is None:
-                if p.returncode != 1:
-                    failures.append(f"case {n}: no assignment, but podcap-audit exits {p.returncode}")
-                continue
-            got = {ln.split()[1]: (ln.split()[3], ln.split()[5]) for ln in p.stdout.splitlines()
-                   if ln.startswith("pod ")}
-            expect = {pid: ups[want[i]] for i, (pid, _) in enumerate(pods)}
-            if p.returncode != 0 or got != expect:
-                failures.append(f"case {n} (max {max_per}, separate {separate}): podcap-audit "
-                                f"{got} (exit {p.returncode}: {p.stderr.strip()}), reference {expect}")
+            failures += compare(tmp, n, seed, max_per, separate, pods, ups, tmpl)
+        # ids and uplink names YAML would read otherwise, a template without a final newline
+        pods = sorted((pid, "", [f"10.1.{i}.0/24", f"fd00:{i}::/64"] if i % 3 else [f"10.1.{i}.0/24"])
+                      for i, pid in enumerate(ODD_IDS))
+        ups = sorted((a, u, f"net_null_{a}{u}_p", f"net_null_{a}{u}_f") for a in ("rack1", "rack2")
+                     for u in ("on", "-", "0x1", "up0"))
+        tmpl = "appliance:\n  id: @APPLIANCE@\nwindow: 60s"
+        write_inputs(tmp, pods, ups, tmpl)
+        odd = [(hashlib.blake2b(b"odd" + bytes([k]), digest_size=32).digest(), 0, False)
+               for k in range(6)]
+        for n, (seed, max_per, separate) in enumerate(odd, start=len(cases)):
+            failures += compare(tmp, n, seed, max_per, separate, pods, ups, tmpl)
+        cases += odd
         c = subprocess.run([AUDIT, "commit", "--seed", seed0.hex()], capture_output=True, text=True)
         want_c = hashlib.blake2b(seed0, digest_size=32).hexdigest()
         if c.stdout.strip() != f"commitment {want_c}":

@@ -7,10 +7,13 @@ refusal with its exit status and message.
   test_audit_cli.py PODCAP_AUDIT PODCAP_KEYGEN SOURCE_ROOT
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+import yaml
 
 AUDIT, KEYGEN, ROOT = (os.path.abspath(a) for a in sys.argv[1:4])
 MAP = os.path.join(ROOT, "tests", "config", "good", "full.yaml")
@@ -102,7 +105,77 @@ def assign_checks():
            "bad.txt:2:1: expected '<pod id> <cell or -> <prefixes or ->'", "bad pods file")
     expect(run(*(base[:-2] + ["--max-pods-per-uplink", "1", "--seed", SEED, "--out", "maps5"])), 1,
            "no assignment in 1000 attempts", "no room")
+    id_checks()
     template_checks()
+
+
+# Ids the id rule allows that a plain YAML scalar would not read back as the same string
+# (YAML 1.1 or the 1.2 core schema: null, booleans, numbers, timestamps, '-'), and ordinary ones.
+SPECIAL_IDS = ["null", "NULL", "Null", "-", "--", "-x", "-1", "true", "False", "TRUE", "yes",
+               "No", "on", "OFF", "y", "N", "1e3", "0x10", "0o17", "017", "0b11", "1_000", "12",
+               "1.5", ".5", "5.", ".inf", "-.inf", ".NaN", ".nan", "2024-01-01", ".", "_"]
+ORDINARY_IDS = ["pod-00", "web", "a.b", "Pod_9", "nulls", "yes-2", "x1e3"]
+
+
+class Core12(yaml.SafeLoader):
+    """The YAML 1.2 core schema's tags for plain scalars (PyYAML's SafeLoader is YAML 1.1)."""
+    yaml_implicit_resolvers = {}
+
+
+for tag, rx, first in [
+        ("null", r"~|null|Null|NULL", "~nN"),
+        ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+        ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+        ("float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)"
+         r"|\.nan|\.NaN|\.NAN", "-+.0123456789")]:
+    Core12.add_implicit_resolver("tag:yaml.org,2002:" + tag, re.compile(f"^(?:{rx})$"), list(first))
+
+
+def read_ids(path):
+    """The pod ids, their uplinks and the uplinks' names of a map, each (value, YAML 1.1 tag,
+    YAML 1.2 core tag); a map either cannot parse is a failure."""
+    text = open(path).read()
+    try:
+        trees = [yaml.compose(text, Loader=loader) for loader in (yaml.SafeLoader, Core12)]
+    except yaml.YAMLError as e:
+        failures.append(f"{path} is not YAML: {e}")
+        return []
+
+    def values(root):
+        return [v for k, seq in root.value if k.value in ("uplinks", "pods") for item in seq.value
+                for key, v in item.value if key.value in ("id", "name", "uplink")]
+    return [(a.value, a.tag, b.tag) for a, b in zip(*(values(t) for t in trees))]
+
+
+def id_checks():
+    """Each id class through assign: the maps load (podcap-audit sign reads them), and YAML
+    reads every id back as the string it is."""
+    ids = SPECIAL_IDS + ORDINARY_IDS
+    with open("ids-pods.txt", "w") as f:
+        for i, pid in enumerate(ids):
+            f.write(f"{pid} - 10.1.{i}.0/24\n")
+    ups = ["on", "-", "0x1", "up0"]
+    with open("ids-uplinks.txt", "w") as f:
+        for i, u in enumerate(ups):
+            f.write(f"rack1 {u} net_null_p{i} net_null_f{i}\n")
+    p = run(AUDIT, "assign", "--pods", "ids-pods.txt", "--uplinks", "ids-uplinks.txt",
+            "--template", "tmpl.yaml", "--seed", SEED, "--out", "ids")
+    expect(p, 0, "wrote ids/rack1.yaml: %d pods on 4 uplinks" % len(ids), "assign odd ids")
+    if p.returncode != 0:
+        return
+    expect(run(AUDIT, "sign", "ids/rack1.yaml", "--key", "acme.key", "--not-before", NB,
+               "--not-after", NA, "--out", "ids.sig"), 0, "wrote ids.sig", "sign a map of odd ids")
+    got = read_ids("ids/rack1.yaml")
+    if sorted({v for v, _, _ in got}) != sorted(set(ids + ups)):
+        failures.append(f"ids/rack1.yaml holds {sorted({v for v, _, _ in got})}")
+    str_tag = "tag:yaml.org,2002:str"
+    for value, t11, t12 in got:
+        if t11 != str_tag or t12 != str_tag:
+            failures.append(f"ids/rack1.yaml: id {value!r} reads as {t11} (YAML 1.1), {t12} (1.2)")
+    text = open("ids/rack1.yaml").read()
+    for pid in ORDINARY_IDS:
+        if f"  - id: {pid}\n" not in text:
+            failures.append(f"ordinary id {pid} is not written as it is")
 
 
 def template_checks():

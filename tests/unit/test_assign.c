@@ -5,7 +5,8 @@
  * seeds are the golden ones (tests/audit/assign_reference.py recomputes
  * them independently), the shuffle is uniform over many seeds (a fixed
  * set of seeds and a generous threshold: the test cannot flake), the
- * constraints hold, and bad input files get positioned errors.
+ * constraints hold, bad input files get positioned errors, and the maps
+ * written load back with every id the string it was.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 
 #include "podcap/assign.h"
 #include "podcap/bytes.h"
+#include "podcap/config.h"
 #include "podcap/hex.h"
 
 static const char seed_hex[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
@@ -264,6 +266,90 @@ parse_errors(void **state)
 	assert_int_equal(err.mark.col, 4);
 }
 
+/* The ordinary ids of the golden assignment are written as they are: these bytes are the map. */
+static void
+golden_map(void **state)
+{
+	struct pc_assign_rules rules = { .max_per_uplink = 2, .separate_cells = true };
+	struct pc_assign_uplink *ups;
+	struct pc_assign_pod *pods;
+	uint8_t seed[32];
+	uint32_t up[6];
+
+	(void)state;
+	seed_of(seed);
+	assert_int_equal(pc_assign_parse_pods("pods", pods_text, &pods, NULL), 6);
+	assert_int_equal(pc_assign_parse_uplinks("uplinks", uplinks_text, &ups, NULL), 3);
+	assert_int_equal(pc_assign(seed, pods, 6, 3, &rules, up, NULL), 0);
+	char *text =
+	    pc_assign_map_text("appliance:\n  id: @APPLIANCE@\n", "rack1", ups, 3, pods, 6, up);
+	assert_non_null(text);
+	assert_string_equal(
+	    text,
+	    "appliance:\n  id: rack1\n"
+	    "uplinks:\n"
+	    "  - name: up0\n    pod_port: 0000:3b:00.0\n    fabric_port: 0000:3b:00.1\n"
+	    "  - name: up1\n    pod_port: 0000:3c:00.0\n    fabric_port: 0000:3c:00.1\n"
+	    "pods:\n"
+	    "  - id: pod-01\n    uplink: up0\n    prefixes: [10.0.0.64/26]\n"
+	    "  - id: pod-03\n    uplink: up1\n    prefixes: [10.0.0.192/26]\n"
+	    "  - id: pod-04\n    uplink: up1\n    prefixes: [10.0.1.0/26]\n"
+	    "  - id: pod-05\n    uplink: up0\n    prefixes: [10.0.1.64/26]\n");
+	free(text);
+	free(pods);
+	free(ups);
+}
+
+/*
+ * Ids the id rule allows that YAML would read as something else (null, a
+ * boolean, a number, a timestamp, a sequence entry) are quoted; the map
+ * loads, and each id is the one written.
+ */
+static void
+odd_ids_load_back(void **state)
+{
+	static const char *const ids[] = {
+		"null",  "NULL", "-",     "-x",    "-1",    "true", "False",      "yes",
+		"No",    "on",   "OFF",   "y",     "N",     "1e3",  "0x10",       "017",
+		"1_000", "1.5",  ".5",    ".inf",  "-.inf", ".nan", "2024-01-01", ".",
+		"_",     "web",  "pod-0", "nulls", "Pod_9",
+	};
+	struct pc_assign_uplink ups[2] = { { "r1", "on", "net_null0", "net_null1", 1 },
+					   { "r1", "up0", "net_null2", "net_null3", 2 } };
+	struct pc_assign_pod pods[sizeof(ids) / sizeof(ids[0])];
+	uint32_t up[sizeof(ids) / sizeof(ids[0])];
+	const size_t N = sizeof(ids) / sizeof(ids[0]);
+	struct pc_config cfg;
+	struct pc_error err;
+
+	(void)state;
+	memset(pods, 0, sizeof(pods));
+	for (size_t i = 0; i < N; i++) {
+		snprintf(pods[i].id, sizeof(pods[i].id), "%s", ids[i]);
+		snprintf(pods[i].prefixes, sizeof(pods[i].prefixes), "10.0.%zu.0/24", i);
+		up[i] = (uint32_t)(i % 2);
+	}
+	char *text = pc_assign_map_text("appliance:\n  id: r1\n", "r1", ups, 2, pods, N, up);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "  - id: \"null\"\n    uplink: \"on\"\n"));
+	assert_non_null(strstr(text, "  - name: \"on\"\n"));
+	assert_non_null(strstr(text, "  - id: \"-x\"\n    uplink: up0\n"));
+	assert_non_null(strstr(text, "  - id: web\n"));
+	assert_non_null(strstr(text, "  - id: nulls\n"));
+	if (pc_config_load_buffer("odd.yaml", text, strlen(text), &cfg, &err) != 0)
+		fail_msg("%s:%u:%u: %s\n%s", err.file, err.mark.line, err.mark.col, err.msg, text);
+	assert_int_equal(cfg.npods, N);
+	assert_string_equal(cfg.uplinks[0].name, "on");
+	for (size_t i = 0; i < N; i++) {
+		int k = pc_config_find_pod(&cfg, ids[i]);
+
+		assert_true(k >= 0);
+		assert_int_equal(cfg.pods[k].uplink, i % 2);
+	}
+	pc_config_free(&cfg);
+	free(text);
+}
+
 /* A template whose last line has no newline gets one before uplinks:. */
 static void
 template_without_newline(void **state)
@@ -304,7 +390,8 @@ main(void)
 		cmocka_unit_test(stream_is_chacha20), cmocka_unit_test(golden_shuffles),
 		cmocka_unit_test(shuffle_is_uniform), cmocka_unit_test(uplinks_are_uniform),
 		cmocka_unit_test(constraints_hold),   cmocka_unit_test(golden_assignment),
-		cmocka_unit_test(parse_errors),       cmocka_unit_test(template_without_newline),
+		cmocka_unit_test(parse_errors),       cmocka_unit_test(golden_map),
+		cmocka_unit_test(odd_ids_load_back),  cmocka_unit_test(template_without_newline),
 		cmocka_unit_test(commitment),
 	};
 
