@@ -9,6 +9,7 @@
  *                       [--separate-cells] [--constraints FILE] [--commitment HEX]
  *                       [--check]
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,7 +28,7 @@
 
 #include "podcap-audit.h"
 
-#define MAX_INPUT (16u << 20)
+#define INPUT_LIMIT (16u << 20)
 
 struct assign_args {
 	const char *pods, *uplinks, *seed, *seed_file, *template, *out, *commitment;
@@ -55,12 +56,12 @@ die(const char *fmt, ...)
 static char *
 slurp(const char *path)
 {
-	char *buf = malloc(MAX_INPUT);
+	char *buf = malloc(INPUT_LIMIT);
 	long n;
 
 	if (buf == NULL)
 		return NULL;
-	n = pc_read_small_at(AT_FDCWD, path, buf, MAX_INPUT);
+	n = pc_read_small_at(AT_FDCWD, path, buf, INPUT_LIMIT);
 	if (n < 0) {
 		die("%s: %s", path, strerror(errno));
 		free(buf);
@@ -196,48 +197,146 @@ parse(int argc, char **argv, struct assign_args *a)
 	return 0;
 }
 
-/* --check: the map in path is, byte for byte, the one this seed gives. */
-static int
-same_as(const char *path, const char *tmpl, const char *app, const struct pc_assign_uplink *ups,
-	size_t nups, const struct pc_assign_pod *pods, size_t npods, const uint32_t *up)
-{
-	char *want = NULL, *have;
-	size_t len = 0;
-	FILE *f = open_memstream(&want, &len);
+/* One draw: what every map is made of. */
+struct draw {
+	const char *tmpl;
+	const struct pc_assign_uplink *ups;
+	size_t nups;
+	const struct pc_assign_pod *pods;
+	size_t npods;
+	const uint32_t *up;
+};
 
-	if (f == NULL || pc_assign_write_map(f, tmpl, app, ups, nups, pods, npods, up) != 0 ||
-	    fclose(f) != 0)
-		return die("out of memory");
-	have = slurp(path);
-	int same = have != NULL && strlen(have) == len && memcmp(have, want, len) == 0;
+/* The appliance's map, malloc'd (NULL after saying so). */
+static char *
+map_text(const struct draw *d, const char *app)
+{
+	char *text = pc_assign_map_text(d->tmpl, app, d->ups, d->nups, d->pods, d->npods, d->up);
+
+	if (text == NULL)
+		die("out of memory");
+	return text;
+}
+
+/* ups[u] is the first uplink of its appliance: each appliance once, in order. */
+static bool
+first_of_appliance(const struct draw *d, size_t u)
+{
+	return u == 0 || strcmp(d->ups[u - 1].appliance, d->ups[u].appliance) != 0;
+}
+
+/* The first uplink of the appliance whose map is called name, or -1. */
+static long
+appliance_of(const struct draw *d, const char *name)
+{
+	char want[PC_ID_LEN + 8];
+
+	for (size_t u = 0; u < d->nups; u++) {
+		snprintf(want, sizeof(want), "%s.yaml", d->ups[u].appliance);
+		if (first_of_appliance(d, u) && strcmp(want, name) == 0)
+			return (long)u;
+	}
+	return -1;
+}
+
+/* --check: DIR/name is, byte for byte, the map this seed gives appliance app. */
+static int
+same_as(int dfd, const char *dir, const char *name, const struct draw *d, const char *app)
+{
+	char *want = map_text(d, app), *have = malloc(INPUT_LIMIT);
+	long n = -1;
+	int rc = EXIT_FAILURE;
+
+	if (want == NULL || have == NULL)
+		goto out;
+	n = pc_read_small_at(dfd, name, have, INPUT_LIMIT);
+	if (n < 0 && errno != EFBIG)
+		rc = die("%s/%s: %s", dir, name, strerror(errno));
+	else if (n < 0 || (size_t)n != strlen(want) || memcmp(have, want, (size_t)n) != 0)
+		rc = die("%s/%s is not the map this seed and these files give", dir, name);
+	else
+		rc = printf("%s/%s is the map this seed gives\n", dir, name) < 0 ? EXIT_FAILURE : 0;
+out:
 	free(want);
 	free(have);
-	if (!same)
-		return die("%s is not the map this seed and these files give", path);
-	printf("%s is the map this seed gives\n", path);
-	return 0;
+	return rc;
+}
+
+/* One entry of DIR under --check: a drawn map (marked seen) or a failure naming it. */
+static int
+check_entry(int dfd, const char *dir, const char *name, const struct draw *d, bool *seen)
+{
+	long u = appliance_of(d, name);
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return die("%s/%s: %s", dir, name, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return die("%s/%s: not a regular file, not one of the maps this seed draws", dir,
+			   name);
+	if (u < 0)
+		return die("%s/%s: not one of the maps this seed draws", dir, name);
+	seen[u] = true;
+	return same_as(dfd, dir, name, d, d->ups[u].appliance);
+}
+
+static int
+by_name(const struct dirent **x, const struct dirent **y)
+{
+	return strcmp((*x)->d_name, (*y)->d_name);
+}
+
+/*
+ * --check: DIR holds the maps drawn and nothing else. Every entry is
+ * looked at and every failure named, so one run says all that is wrong.
+ */
+static int
+check_dir(const char *dir, const struct draw *d)
+{
+	bool *seen = calloc(d->nups, sizeof(*seen));
+	struct dirent **ents = NULL;
+	int n, dfd = -1, bad = 0;
+
+	if (seen == NULL)
+		return die("out of memory");
+	n = scandir(dir, &ents, NULL, by_name);
+	if (n < 0 || (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		bad = die("%s: %s", dir, strerror(errno));
+	for (int i = 0; !bad && i < n; i++) {
+		const char *name = ents[i]->d_name;
+
+		if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+			bad |= check_entry(dfd, dir, name, d, seen);
+	}
+	for (size_t u = 0; n >= 0 && dfd >= 0 && u < d->nups; u++)
+		if (first_of_appliance(d, u) && !seen[u])
+			bad |= die("%s/%s.yaml: missing: the map this seed draws for appliance %s",
+				   dir, d->ups[u].appliance, d->ups[u].appliance);
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	free(seen);
+	if (dfd >= 0)
+		close(dfd);
+	return bad ? EXIT_FAILURE : 0;
 }
 
 /* Writes DIR/<app>.yaml (never over a file) and checks it loads; prints its digest. */
 static int
-emit(const struct assign_args *a, const char *tmpl, const char *app,
-     const struct pc_assign_uplink *ups, size_t nups, const struct pc_assign_pod *pods,
-     size_t npods, const uint32_t *up)
+emit(const char *dir, const struct draw *d, const char *app)
 {
 	char path[PC_PATH_LEN], hex[2 * PC_DIGEST_LEN + 1];
 	uint8_t digest[PC_DIGEST_LEN];
 	struct pc_config cfg;
 	struct pc_error err;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.yaml", a->out, app) >= sizeof(path))
-		return die("%s/%s.yaml: path too long", a->out, app);
-	if (a->check)
-		return same_as(path, tmpl, app, ups, nups, pods, npods, up);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.yaml", dir, app) >= sizeof(path))
+		return die("%s/%s.yaml: path too long", dir, app);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (f == NULL)
 		return die("%s: %s", path, strerror(errno));
-	int rc = pc_assign_write_map(f, tmpl, app, ups, nups, pods, npods, up);
+	int rc = pc_assign_write_map(f, d->tmpl, app, d->ups, d->nups, d->pods, d->npods, d->up);
 	if (fclose(f) != 0 || rc != 0)
 		return die("%s: %s", path, strerror(errno));
 	if (pc_config_load(path, &cfg, &err) != 0) {
@@ -249,6 +348,17 @@ emit(const struct assign_args *a, const char *tmpl, const char *app,
 	pc_hex(digest, sizeof(digest), hex);
 	printf("wrote %s: %u pods on %u uplinks, digest %s\n", path, cfg.npods, cfg.nuplinks, hex);
 	pc_config_free(&cfg);
+	return 0;
+}
+
+static int
+write_dir(const char *dir, const struct draw *d)
+{
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return die("%s: %s", dir, strerror(errno));
+	for (size_t u = 0; u < d->nups; u++)
+		if (first_of_appliance(d, u) && emit(dir, d, d->ups[u].appliance) != 0)
+			return EXIT_FAILURE;
 	return 0;
 }
 
@@ -294,16 +404,19 @@ run(const struct assign_args *a, const uint8_t seed[PC_ASSIGN_SEED_LEN], const c
 	for (long i = 0; i < np; i++)
 		printf("pod %s appliance %s uplink %s\n", pods[i].id, ups[up[i]].appliance,
 		       ups[up[i]].name);
-	if (!a->check && mkdir(a->out, 0755) != 0 && errno != EEXIST) {
-		die("%s: %s", a->out, strerror(errno));
+	struct draw d = { tpl, ups, (size_t)nu, pods, (size_t)np, up };
+	char dir[PC_PATH_LEN];
+	size_t len = strlen(a->out);
+	/* DIR/ is DIR: the temporary directory goes beside it, and the names printed are one */
+	while (len > 1 && a->out[len - 1] == '/')
+		len--;
+	if (len >= sizeof(dir)) {
+		die("%s: path too long", a->out);
 		goto out;
 	}
-	for (long u = 0; u < nu; u++) {
-		if (u > 0 && strcmp(ups[u - 1].appliance, ups[u].appliance) == 0)
-			continue;
-		if (emit(a, tpl, ups[u].appliance, ups, (size_t)nu, pods, (size_t)np, up) != 0)
-			goto out;
-	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)len, a->out);
+	if ((a->check ? check_dir(dir, &d) : write_dir(dir, &d)) != 0)
+		goto out;
 	rc = fflush(stdout) == 0 ? 0 : EXIT_FAILURE;
 out:
 	free(up);

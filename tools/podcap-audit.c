@@ -67,7 +67,7 @@ static const char usage_text[] =
     "  --separate-cells       never two pods of one cell on one uplink\n"
     "  --constraints FILE     the same as lines 'max-pods-per-uplink N', 'separate-cells'\n"
     "  --commitment HEX       refuse a seed whose commitment is not HEX\n"
-    "  --check                compare with the maps in DIR, write nothing\n"
+    "  --check                DIR holds exactly these maps, byte for byte; write nothing\n"
     "commit: prints the commitment to the seed, BLAKE2b-256 of its 32 bytes.\n"
     "\n"
     "  --version              print the version and the build id\n"

@@ -105,8 +105,47 @@ def assign_checks():
            "bad.txt:2:1: expected '<pod id> <cell or -> <prefixes or ->'", "bad pods file")
     expect(run(*(base[:-2] + ["--max-pods-per-uplink", "1", "--seed", SEED, "--out", "maps5"])), 1,
            "no assignment in 1000 attempts", "no room")
+    check_checks(base + ["--seed", SEED])
     id_checks()
     template_checks()
+
+
+def check_checks(args):
+    """--check holds DIR to exactly the maps drawn: any other entry, a missing map or another
+    byte fails, naming the file."""
+    def case(name, change, text):
+        d = f"chk-{name}"
+        shutil.copytree("maps2", d, symlinks=True)
+        change(d)
+        expect(run(*(args + ["--out", d, "--check"])), 1, text.replace("DIR", d), f"--check {name}")
+
+    def append(path, data):
+        with open(path, "ab") as f:
+            f.write(data)
+
+    expect(run(*(args + ["--out", "maps2", "--check"])), 0,
+           "maps2/rack1.yaml is the map this seed gives", "--check of the maps drawn")
+    case("extra-map", lambda d: shutil.copy(f"{d}/rack1.yaml", f"{d}/rack3.yaml"),
+         "DIR/rack3.yaml: not one of the maps this seed draws")
+    case("extra-file", lambda d: append(f"{d}/notes.txt", b"hello\n"),
+         "DIR/notes.txt: not one of the maps this seed draws")
+    case("dot-file", lambda d: append(f"{d}/.rack1.yaml.swp", b"x"),
+         "DIR/.rack1.yaml.swp: not one of the maps this seed draws")
+    case("subdir", lambda d: os.mkdir(f"{d}/old"),
+         "DIR/old: not a regular file, not one of the maps this seed draws")
+    case("missing", lambda d: os.unlink(f"{d}/rack2.yaml"),
+         "DIR/rack2.yaml: missing: the map this seed draws for appliance rack2")
+    case("byte", lambda d: append(f"{d}/rack2.yaml", b"#"),
+         "DIR/rack2.yaml is not the map this seed and these files give")
+    case("nul", lambda d: append(f"{d}/rack2.yaml", b"\0pods: []\n"),
+         "DIR/rack2.yaml is not the map this seed and these files give")
+
+    def link(d):
+        os.unlink(f"{d}/rack1.yaml")
+        os.symlink(os.path.abspath("maps2/rack1.yaml"), f"{d}/rack1.yaml")
+    case("symlink", link, "DIR/rack1.yaml: not a regular file, not one of the maps this seed draws")
+    expect(run(*(args + ["--out", "chk-none", "--check"])), 1, "chk-none: No such file or directory",
+           "--check of no directory")
 
 
 # Ids the id rule allows that a plain YAML scalar would not read back as the same string
