@@ -321,45 +321,111 @@ check_dir(const char *dir, const struct draw *d)
 	return bad ? EXIT_FAILURE : 0;
 }
 
-/* Writes DIR/<app>.yaml (never over a file) and checks it loads; prints its digest. */
+/*
+ * The map of app, loaded (a map that does not load is an error, named as
+ * DIR/<app>.yaml) and written to tmp/<app>.yaml; what to print once DIR is
+ * in place goes to report.
+ */
 static int
-emit(const char *dir, const struct draw *d, const char *app)
+emit(const char *dir, const char *tmp, const struct draw *d, const char *app, FILE *report)
 {
-	char path[PC_PATH_LEN], hex[2 * PC_DIGEST_LEN + 1];
+	char path[PC_PATH_LEN], file[PC_PATH_LEN], hex[2 * PC_DIGEST_LEN + 1];
 	uint8_t digest[PC_DIGEST_LEN];
 	struct pc_config cfg;
 	struct pc_error err;
+	char *text;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.yaml", dir, app) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.yaml", dir, app) >= sizeof(path) ||
+	    (size_t)snprintf(file, sizeof(file), "%s/%s.yaml", tmp, app) >= sizeof(file))
 		return die("%s/%s.yaml: path too long", dir, app);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (f == NULL)
-		return die("%s: %s", path, strerror(errno));
-	int rc = pc_assign_write_map(f, d->tmpl, app, d->ups, d->nups, d->pods, d->npods, d->up);
-	if (fclose(f) != 0 || rc != 0)
-		return die("%s: %s", path, strerror(errno));
-	if (pc_config_load(path, &cfg, &err) != 0) {
-		fputs("podcap-audit: the map written does not load: ", stderr);
+	if ((text = map_text(d, app)) == NULL)
+		return EXIT_FAILURE;
+	size_t len = strlen(text);
+	if (pc_config_load_buffer(path, text, len, &cfg, &err) != 0) {
+		free(text);
+		fputs("podcap-audit: the map drawn does not load: ", stderr);
 		pc_error_print(&err, stderr);
 		return EXIT_FAILURE;
 	}
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int rc = fd < 0 || pc_pwrite_all(fd, text, len, 0) != 0 || fsync(fd) != 0 ? -1 : 0;
+	if ((fd >= 0 && close(fd) != 0) || rc != 0)
+		rc = die("%s: %s", file, strerror(errno));
 	pc_config_digest(&cfg, digest);
 	pc_hex(digest, sizeof(digest), hex);
-	printf("wrote %s: %u pods on %u uplinks, digest %s\n", path, cfg.npods, cfg.nuplinks, hex);
+	fprintf(report, "wrote %s: %u pods on %u uplinks, digest %s\n", path, cfg.npods,
+		cfg.nuplinks, hex);
 	pc_config_free(&cfg);
-	return 0;
+	free(text);
+	return rc;
 }
 
+/* DIR may become the maps' directory: it does not exist, or it is an empty directory. */
+static int
+new_or_empty(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (dp == NULL)
+		return errno == ENOENT ? 0 : die("%s: %s", dir, strerror(errno));
+	while (rc == 0 && (e = readdir(dp)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			rc = die("%s: %s: the maps go to a new or empty directory", dir,
+				 strerror(ENOTEMPTY));
+	closedir(dp);
+	return rc;
+}
+
+/* What a failed run wrote to tmp, removed: it leaves nothing behind. */
+static void
+remove_tmp(const char *tmp, const struct draw *d)
+{
+	char file[PC_PATH_LEN];
+
+	for (size_t u = 0; u < d->nups; u++)
+		if (first_of_appliance(d, u) &&
+		    (size_t)snprintf(file, sizeof(file), "%s/%s.yaml", tmp, d->ups[u].appliance) <
+			sizeof(file))
+			unlink(file);
+	rmdir(tmp);
+}
+
+/*
+ * Every map into a temporary directory beside DIR, renamed to DIR once all
+ * are written and load: DIR holds the whole draw or, after a failure,
+ * stays as it was.
+ */
 static int
 write_dir(const char *dir, const struct draw *d)
 {
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return die("%s: %s", dir, strerror(errno));
-	for (size_t u = 0; u < d->nups; u++)
-		if (first_of_appliance(d, u) && emit(dir, d, d->ups[u].appliance) != 0)
-			return EXIT_FAILURE;
-	return 0;
+	char tmp[PC_PATH_LEN + 16], *report = NULL;
+	size_t rlen = 0;
+	int rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
+	if (new_or_empty(dir) != 0)
+		return EXIT_FAILURE;
+	if (mkdtemp(tmp) == NULL)
+		return die("%s: no directory beside it for the maps: %s", dir, strerror(errno));
+	mode_t mask = umask(0);
+	umask(mask);
+	FILE *f = open_memstream(&report, &rlen);
+	if (f == NULL || chmod(tmp, 0755 & ~mask) != 0)
+		rc = die("%s: %s", tmp, strerror(errno));
+	for (size_t u = 0; rc == 0 && u < d->nups; u++)
+		if (first_of_appliance(d, u))
+			rc = emit(dir, tmp, d, d->ups[u].appliance, f);
+	if ((f != NULL && fclose(f) != 0) || rc != 0 || rename(tmp, dir) != 0) {
+		if (rc == 0)
+			rc = die("%s: %s", dir, strerror(errno));
+		remove_tmp(tmp, d);
+	} else {
+		fputs(report, stdout);
+	}
+	free(report);
+	return rc;
 }
 
 static int

@@ -62,7 +62,7 @@ static const char usage_text[] =
     "  --uplinks FILE         lines '<appliance id> <uplink> <pod_port> <fabric_port>'\n"
     "  --seed HEX             the 32-byte seed, 64 hex digits (or --seed-file FILE)\n"
     "  --template FILE        the top of each map (@APPLIANCE@ is its id)\n"
-    "  --out DIR              where to write the maps, never over a file\n"
+    "  --out DIR              a new or empty directory for the maps, made whole at the end\n"
     "  --max-pods-per-uplink N  at most N pods on one uplink\n"
     "  --separate-cells       never two pods of one cell on one uplink\n"
     "  --constraints FILE     the same as lines 'max-pods-per-uplink N', 'separate-cells'\n"

@@ -80,8 +80,11 @@ def assign_checks():
     # the maps load: podcap-audit sign accepts one
     expect(run(AUDIT, "sign", "maps1/rack1.yaml", "--key", "acme.key", "--not-before", NB,
                "--not-after", NA), 0, "wrote maps1/rack1.yaml.sig", "sign an assigned map")
-    expect(run(*(base + ["--seed", SEED, "--out", "maps1"])), 1, "maps1/rack1.yaml: File exists",
+    before = open("maps1/rack1.yaml").read()
+    expect(run(*(base + ["--seed", SEED, "--out", "maps1"])), 1, "maps1: Directory not empty",
            "assign over earlier maps")
+    if open("maps1/rack1.yaml").read() != before:
+        failures.append("a refused assign changed maps1/rack1.yaml")
     # a verifier holding the revealed seed: the maps are the seed's, and another seed's are not
     expect(run(*(base + ["--seed", SEED, "--out", "maps2", "--check"])), 0,
            "maps2/rack2.yaml is the map this seed gives", "check")
@@ -108,6 +111,7 @@ def assign_checks():
     check_checks(base + ["--seed", SEED])
     id_checks()
     template_checks()
+    failure_checks()
 
 
 def check_checks(args):
@@ -227,6 +231,32 @@ def template_checks():
     if p.returncode == 0 and not open("nonl/rack1.yaml").read().startswith(
             "appliance:\n  id: rack1\nwindow: 60s\nuplinks:\n"):
         failures.append("the template's last line and uplinks: are not two lines")
+
+
+def failure_checks():
+    """A failed assign leaves nothing behind (no map, no temporary directory); the same command
+    with a good template then succeeds. An empty directory is a new one."""
+    with open("two-pods.txt", "w") as f:
+        f.write("pod-a - 10.0.0.0/24\npod-b - 10.0.1.0/24\n")
+    with open("two-uplinks.txt", "w") as f:
+        f.write("a up0 net_null0 net_null1\nnull up0 net_null2 net_null3\n")
+    cmd = [AUDIT, "assign", "--pods", "two-pods.txt", "--uplinks", "two-uplinks.txt",
+           "--seed", SEED, "--max-pods-per-uplink", "1", "--out", "fail/maps", "--template"]
+    os.mkdir("fail")
+    # appliance null: 'id: null' is no id, so its map (the second) does not load
+    expect(run(*(cmd + ["tmpl.yaml"])), 1, "fail/maps/null.yaml:2:7: ", "a map that does not load")
+    if os.listdir("fail"):
+        failures.append(f"a failed assign left {os.listdir('fail')}")
+    with open("tmpl-quoted.yaml", "w") as f:
+        f.write('appliance:\n  id: "@APPLIANCE@"\n')
+    expect(run(*(cmd + ["tmpl-quoted.yaml"])), 0, "wrote fail/maps/null.yaml: 1 pods",
+           "assign again after a failure")
+    if sorted(os.listdir("fail")) != ["maps"] or sorted(os.listdir("fail/maps")) != [
+            "a.yaml", "null.yaml"]:
+        failures.append(f"assign wrote {os.listdir('fail')}, {os.listdir('fail/maps')}")
+    os.mkdir("empty")
+    expect(run(*(cmd[:-3] + ["--out", "empty", "--template", "tmpl-quoted.yaml"])), 0,
+           "wrote empty/a.yaml: ", "assign into an empty directory")
 
 
 def main():
