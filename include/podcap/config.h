@@ -105,6 +105,45 @@ struct pc_witnesses {
 };
 
 /*
+ * appliance.tls: the endpoint's certificate and key (PEM files) and the CA
+ * its clients' certificates must chain to, read by podcapd with GnuTLS
+ * (src/http/tls.c) at start and on SIGHUP. Not in the digest: who may read
+ * the log is not what the cap does, and a certificate is replaced without
+ * a new pod map (docs/tls.md).
+ */
+#define PC_TLS_DEFAULT_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3"
+struct pc_tls_cfg {
+	bool enabled;                  /* the mapping is present */
+	char certificate[PC_PATH_LEN]; /* the chain, the endpoint's certificate first */
+	char key[PC_PATH_LEN];         /* its private key, unencrypted */
+	char client_ca[PC_PATH_LEN];   /* "" when clients are not asked for a certificate */
+	char priorities[256];          /* a GnuTLS priority string; default TLS 1.3 only */
+	struct pc_mark mark, certificate_mark, key_mark, client_ca_mark, priorities_mark;
+};
+
+/*
+ * appliance.access: which client (certificate subject or the SHA-256 of its
+ * SubjectPublicKeyInfo) may read which part of the endpoint. Needs
+ * appliance.tls.client_ca; not in the digest, as appliance.tls.
+ */
+#define PC_ACCESS_LOG     (1u << 0) /* checkpoints, records, proofs, tiles, the key: /v1/... */
+#define PC_ACCESS_METRICS (1u << 1) /* /metrics */
+#define PC_ACCESS_ATTEST  (1u << 2) /* /v1/attest */
+#define PC_MAX_ACCESS     64
+#define PC_SUBJECT_LEN    256
+struct pc_access_rule {
+	bool by_key;                  /* spki_sha256 names the client, else subject */
+	char subject[PC_SUBJECT_LEN]; /* RFC 4514, as GnuTLS prints it: "CN=v1,O=Site" */
+	uint8_t spki_sha256[32];
+	unsigned routes; /* PC_ACCESS_* */
+	struct pc_mark mark;
+};
+struct pc_access {
+	unsigned n;
+	struct pc_access_rule r[PC_MAX_ACCESS];
+};
+
+/*
  * TPM attestation (appliance.attestation, docs/attestation.md): how podcapd
  * reaches the TPM and what its quotes cover. Not in the digest: the quotes
  * themselves say which PCRs they cover.
@@ -129,6 +168,10 @@ struct pc_config {
 	char signing_key[PC_PATH_LEN]; /* "" when absent */
 	char ledger[PC_PATH_LEN];      /* "" when absent */
 	char listen[128];              /* default "127.0.0.1:9180" */
+	/* plain HTTP on an address other than loopback: only when this says so */
+	bool listen_plaintext;
+	struct pc_tls_cfg tls;   /* appliance.tls; not in the digest */
+	struct pc_access access; /* appliance.access; not in the digest */
 	/* appliance.auditor_keys: run only maps one of them declared (declaration.h); in the digest */
 	unsigned nauditor_keys;
 	struct pc_verifier_key auditor_keys[PC_MAX_AUDITOR_KEYS];
@@ -165,6 +208,15 @@ void pc_config_free(struct pc_config *cfg);
 size_t pc_config_canonical(const struct pc_config *cfg, char *buf, size_t len);
 /* BLAKE2b-256 of the canonical form. */
 void pc_config_digest(const struct pc_config *cfg, uint8_t digest[PC_DIGEST_LEN]);
+
+/*
+ * Places the error already set in err at m of the file cfg was loaded from,
+ * as the loader's own errors are (file:line:col, the line and a caret), for
+ * what a program finds wrong with a value later (the TLS files, read with
+ * GnuTLS). The line is read from the file again, "" when it cannot be.
+ * Returns -1.
+ */
+int pc_config_error_at(const struct pc_config *cfg, struct pc_mark m, struct pc_error *err);
 
 /* Index of the pod/uplink with that id, or -1. */
 int pc_config_find_pod(const struct pc_config *cfg, const char *id);

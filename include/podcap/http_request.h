@@ -56,6 +56,48 @@ void pc_http_request_arg(struct pc_http_request *r, const char *key, const char 
  */
 void pc_http_request_finish(struct pc_http_request *r, uint64_t published);
 
+/*
+ * Who may read what (appliance.access). The TLS layer (src/http/tls.c)
+ * says what it learned of the client; the decision is made here, pure.
+ */
+enum pc_http_peer_state {
+	PC_PEER_ANYONE = 0, /* clients are not asked for a certificate: all may read all */
+	PC_PEER_NONE,       /* asked, and none was given */
+	PC_PEER_UNTRUSTED,  /* one that does not chain to the client CA, or not for clients */
+	PC_PEER_EXPIRED,    /* one of the client CA's, expired or not yet valid */
+	PC_PEER_TRUSTED,    /* one of the client CA's, valid now */
+};
+
+struct pc_http_peer {
+	enum pc_http_peer_state state;
+	const char *subject;     /* PC_PEER_TRUSTED: RFC 4514, as GnuTLS prints it */
+	uint8_t spki_sha256[32]; /* PC_PEER_TRUSTED: of its SubjectPublicKeyInfo */
+};
+
+/* Why a request was refused with 403; each counted in /metrics. */
+enum pc_http_refusal {
+	PC_REFUSED_NOTHING = 0, /* allowed */
+	PC_REFUSED_NO_CERTIFICATE,
+	PC_REFUSED_UNTRUSTED,
+	PC_REFUSED_EXPIRED,
+	PC_REFUSED_UNKNOWN_CLIENT, /* trusted, but named by no rule */
+	PC_REFUSED_NOT_ALLOWED,    /* a client of the rules, not given this part */
+	PC_REFUSED_COUNT,
+};
+
+struct pc_access;
+/*
+ * Which part of the endpoint a path is (PC_ACCESS_* of podcap/config.h):
+ * /metrics, /v1/attest, and the log for everything else, so that a client
+ * that may read none of the log learns nothing of which paths exist.
+ */
+unsigned pc_http_path_part(const char *path);
+/* Whether peer may read path under rules (NULL: every client may read all). */
+enum pc_http_refusal pc_http_access_decide(const struct pc_access *rules,
+					   const struct pc_http_peer *peer, const char *path);
+/* "no_certificate", "untrusted_certificate", ...: the label of the counter. */
+const char *pc_http_refusal_name(enum pc_http_refusal r);
+
 /* Canonical decimal: digits only, no sign, no leading zero but "0", no overflow. 0 or -1. */
 int pc_http_parse_u64(const char *s, size_t len, uint64_t *out);
 

@@ -480,6 +480,9 @@ static const struct field appliance_fields[] = {
 	FIELD("signing_key", handle_string, struct pc_config, signing_key, false),
 	FIELD("ledger", handle_string, struct pc_config, ledger, false),
 	FIELD("listen", handle_listen, struct pc_config, listen, false),
+	FIELD("listen_plaintext", cfg_handle_bool, struct pc_config, listen_plaintext, false),
+	FIELD("tls", cfg_handle_tls, struct pc_config, tls, false),
+	FIELD("access", cfg_handle_access, struct pc_config, access, false),
 	/* the handler fills auditor_keys[] and nauditor_keys of the ctx's config */
 	{ "auditor_keys", cfg_handle_auditor_keys, 0, 0, false, NULL, NULL },
 	FIELD("witnesses", cfg_handle_witnesses, struct pc_config, witnesses, false),

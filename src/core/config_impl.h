@@ -10,6 +10,7 @@
  *	config_prefix.c	prefixes: read, written, ordered, overlaps found
  *	config_port.c	the device a port names
  *	config_canon.c	the canonical form and its digest
+ *	config_tls.c	the endpoint: appliance.tls, appliance.access
  */
 #ifndef PODCAP_CONFIG_IMPL_H
 #define PODCAP_CONFIG_IMPL_H
@@ -141,6 +142,17 @@ int cfg_handle_auditor_keys(struct ctx *c, const struct field *f, yaml_node_t *v
 /* appliance.attestation (config_attest.c) */
 extern const struct field cfg_attestation_fields[];
 int cfg_handle_attestation(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+
+/* appliance.tls, appliance.access, listen_plaintext (config_tls.c) */
+int cfg_handle_tls(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+int cfg_handle_access(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+/* "true" or "false" into a bool */
+int cfg_handle_bool(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+/*
+ * The endpoint as a whole: access needs a client CA and the other way
+ * round; plain HTTP only on loopback or with listen_plaintext. 0 or -1.
+ */
+int cfg_check_endpoint(struct ctx *c);
 
 /* The keys of a pod map (config_fields.c) */
 

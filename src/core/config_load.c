@@ -22,6 +22,7 @@
 
 #include "podcap/config.h"
 #include "podcap/error.h"
+#include "podcap/fileio.h"
 #include "podcap/units.h"
 
 #include "config_impl.h"
@@ -283,4 +284,15 @@ pc_config_find_uplink(const struct pc_config *cfg, const char *name)
 {
 	return cfg_find_name(cfg->uplinks, cfg->nuplinks, sizeof(*cfg->uplinks),
 			     offsetof(struct pc_uplink, name), name);
+}
+
+int
+pc_config_error_at(const struct pc_config *cfg, struct pc_mark m, struct pc_error *err)
+{
+	size_t len = 0;
+	char *text = pc_read_file(cfg->path, MAX_FILE_SIZE, &len);
+
+	cfg_error_at(err, cfg->path, text, text != NULL ? len : 0, m);
+	free(text);
+	return -1;
 }

@@ -4,10 +4,12 @@
  * libmicrohttpd so it can be tested and fuzzed on its own.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "podcap/config.h"
 #include "podcap/http.h"
 #include "podcap/http_request.h"
 
@@ -148,4 +150,65 @@ pc_http_request_finish(struct pc_http_request *r, uint64_t pub)
 	default:
 		break;
 	}
+}
+
+unsigned
+pc_http_path_part(const char *path)
+{
+	if (strcmp(path, "/metrics") == 0)
+		return PC_ACCESS_METRICS;
+	if (strcmp(path, "/v1/attest") == 0)
+		return PC_ACCESS_ATTEST;
+	return PC_ACCESS_LOG;
+}
+
+static bool
+rule_names(const struct pc_access_rule *r, const struct pc_http_peer *peer)
+{
+	if (r->by_key)
+		return memcmp(r->spki_sha256, peer->spki_sha256, sizeof(r->spki_sha256)) == 0;
+	return peer->subject != NULL && strcmp(r->subject, peer->subject) == 0;
+}
+
+enum pc_http_refusal
+pc_http_access_decide(const struct pc_access *rules, const struct pc_http_peer *peer,
+		      const char *path)
+{
+	unsigned part = pc_http_path_part(path);
+
+	if (rules == NULL)
+		return PC_REFUSED_NOTHING;
+	switch (peer->state) {
+	case PC_PEER_TRUSTED:
+		break;
+	case PC_PEER_EXPIRED:
+		return PC_REFUSED_EXPIRED;
+	case PC_PEER_UNTRUSTED:
+		return PC_REFUSED_UNTRUSTED;
+	case PC_PEER_NONE:
+	case PC_PEER_ANYONE:
+	default:
+		/* a server that asks and was told nothing serves nothing */
+		return PC_REFUSED_NO_CERTIFICATE;
+	}
+	for (unsigned i = 0; i < rules->n && i < PC_MAX_ACCESS; i++)
+		if (rule_names(&rules->r[i], peer))
+			return (rules->r[i].routes & part) ? PC_REFUSED_NOTHING
+							   : PC_REFUSED_NOT_ALLOWED;
+	return PC_REFUSED_UNKNOWN_CLIENT;
+}
+
+const char *
+pc_http_refusal_name(enum pc_http_refusal r)
+{
+	static const char *const names[PC_REFUSED_COUNT] = {
+		[PC_REFUSED_NOTHING] = "none",
+		[PC_REFUSED_NO_CERTIFICATE] = "no_certificate",
+		[PC_REFUSED_UNTRUSTED] = "untrusted_certificate",
+		[PC_REFUSED_EXPIRED] = "expired_certificate",
+		[PC_REFUSED_UNKNOWN_CLIENT] = "unknown_client",
+		[PC_REFUSED_NOT_ALLOWED] = "not_allowed",
+	};
+
+	return (unsigned)r < PC_REFUSED_COUNT ? names[r] : "unknown";
 }

@@ -846,6 +846,41 @@ test_witnesses(void **state)
 	pc_config_free(&b);
 }
 
+/* appliance.tls and appliance.access: read as written, and not in the canonical form. */
+static void
+test_endpoint(void **state)
+{
+	struct pc_config a, b;
+	uint8_t da[PC_DIGEST_LEN], db[PC_DIGEST_LEN];
+
+	(void)state;
+	load_ok(GOOD_DIR "/endpoint-tls-access.yaml", &a);
+	load_ok(GOOD_DIR "/minimal.yaml", &b);
+	assert_true(a.tls.enabled);
+	assert_false(b.tls.enabled);
+	assert_string_equal(a.tls.certificate, "/etc/podcap/tls/appliance.crt");
+	assert_string_equal(a.tls.key, "/etc/podcap/tls/appliance.key");
+	assert_string_equal(a.tls.client_ca, "/etc/podcap/tls/site-ca.crt");
+	assert_string_equal(a.tls.priorities, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2");
+	assert_int_equal(a.tls.certificate_mark.line, 7);
+	assert_int_equal(a.tls.certificate_mark.col, 18);
+	assert_int_equal(a.access.n, 2);
+	assert_false(a.access.r[0].by_key);
+	assert_string_equal(a.access.r[0].subject, "CN=verifier-1,O=Example Site");
+	assert_int_equal(a.access.r[0].routes, PC_ACCESS_LOG);
+	assert_true(a.access.r[1].by_key);
+	assert_int_equal(a.access.r[1].spki_sha256[0], 0x9f);
+	assert_int_equal(a.access.r[1].spki_sha256[31], 0x08);
+	assert_int_equal(a.access.r[1].routes, PC_ACCESS_METRICS | PC_ACCESS_ATTEST);
+	pc_config_digest(&a, da);
+	pc_config_digest(&b, db);
+	assert_memory_equal(da, db, PC_DIGEST_LEN);
+	pc_config_free(&a);
+	/* TLS 1.3 only unless the map says otherwise */
+	assert_string_equal(PC_TLS_DEFAULT_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3");
+	pc_config_free(&b);
+}
+
 int
 main(void)
 {
@@ -855,6 +890,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_witnesses),
+		cmocka_unit_test(test_endpoint),
 		cmocka_unit_test(test_scalar_styles),
 		cmocka_unit_test(test_example_72gpu),
 		cmocka_unit_test(test_digest_invariance),

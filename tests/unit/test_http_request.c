@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "podcap/config.h"
 #include "podcap/http.h"
 #include "podcap/http_request.h"
 
@@ -187,6 +188,110 @@ test_proofs(void **state)
 		       "missing query parameter old");
 }
 
+static const struct pc_access *
+rules(void)
+{
+	static struct pc_access a;
+
+	memset(&a, 0, sizeof(a));
+	a.n = 3;
+	snprintf(a.r[0].subject, sizeof(a.r[0].subject), "CN=verifier-1,O=Site");
+	a.r[0].routes = PC_ACCESS_LOG;
+	a.r[1].by_key = true;
+	memset(a.r[1].spki_sha256, 0xab, 32);
+	a.r[1].routes = PC_ACCESS_METRICS;
+	snprintf(a.r[2].subject, sizeof(a.r[2].subject), "CN=inspector,O=Site");
+	a.r[2].routes = PC_ACCESS_LOG | PC_ACCESS_ATTEST;
+	return &a;
+}
+
+static struct pc_http_peer
+trusted(const char *subject, uint8_t key_byte)
+{
+	struct pc_http_peer p = { PC_PEER_TRUSTED, subject, { 0 } };
+
+	memset(p.spki_sha256, key_byte, sizeof(p.spki_sha256));
+	return p;
+}
+
+/* Each part of the endpoint, and only the part, given to the client a rule names. */
+static void
+test_access_by_route(void **state)
+{
+	struct pc_http_peer v = trusted("CN=verifier-1,O=Site", 0);
+	struct pc_http_peer prom = trusted("CN=prometheus,O=Site", 0xab);
+	struct pc_http_peer insp = trusted("CN=inspector,O=Site", 1);
+	static const char *const log_paths[] = {
+		"/v1/checkpoint", "/v1/records", "/v1/proof/inclusion", "/v1/pubkey", "/checkpoint",
+		"/tile/0/000",    "/nowhere",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(log_paths) / sizeof(log_paths[0]); i++) {
+		assert_int_equal(pc_http_access_decide(rules(), &v, log_paths[i]),
+				 PC_REFUSED_NOTHING);
+		assert_int_equal(pc_http_access_decide(rules(), &prom, log_paths[i]),
+				 PC_REFUSED_NOT_ALLOWED);
+	}
+	assert_int_equal(pc_http_access_decide(rules(), &v, "/metrics"), PC_REFUSED_NOT_ALLOWED);
+	assert_int_equal(pc_http_access_decide(rules(), &v, "/v1/attest"), PC_REFUSED_NOT_ALLOWED);
+	/* the Prometheus rule names a key: any subject with that key */
+	assert_int_equal(pc_http_access_decide(rules(), &prom, "/metrics"), PC_REFUSED_NOTHING);
+	assert_int_equal(pc_http_access_decide(rules(), &prom, "/v1/attest"),
+			 PC_REFUSED_NOT_ALLOWED);
+	assert_int_equal(pc_http_access_decide(rules(), &insp, "/v1/attest"), PC_REFUSED_NOTHING);
+	assert_int_equal(pc_http_access_decide(rules(), &insp, "/metrics"), PC_REFUSED_NOT_ALLOWED);
+}
+
+/* Subjects match whole and exactly; a key is all 32 bytes. */
+static void
+test_access_identities(void **state)
+{
+	struct pc_http_peer p;
+	static const char *const near[] = {
+		"CN=verifier-1,O=Site ",     "cn=verifier-1,O=Site", "CN=verifier-1",
+		"CN=verifier-1,O=Site,OU=x", "O=Site,CN=verifier-1", "",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+		p = trusted(near[i], 0);
+		assert_int_equal(pc_http_access_decide(rules(), &p, "/v1/checkpoint"),
+				 PC_REFUSED_UNKNOWN_CLIENT);
+	}
+	p = trusted(NULL, 0xab);
+	p.spki_sha256[31] = 0xaa;
+	assert_int_equal(pc_http_access_decide(rules(), &p, "/metrics"), PC_REFUSED_UNKNOWN_CLIENT);
+	p.spki_sha256[31] = 0xab;
+	assert_int_equal(pc_http_access_decide(rules(), &p, "/metrics"), PC_REFUSED_NOTHING);
+}
+
+/* What the TLS layer learned decides before any rule: a name is taken only from a valid chain. */
+static void
+test_access_peer_states(void **state)
+{
+	struct pc_http_peer p = trusted("CN=verifier-1,O=Site", 0xab);
+
+	(void)state;
+	p.state = PC_PEER_NONE;
+	assert_int_equal(pc_http_access_decide(rules(), &p, "/v1/checkpoint"),
+			 PC_REFUSED_NO_CERTIFICATE);
+	p.state = PC_PEER_UNTRUSTED;
+	assert_int_equal(pc_http_access_decide(rules(), &p, "/v1/checkpoint"),
+			 PC_REFUSED_UNTRUSTED);
+	p.state = PC_PEER_EXPIRED;
+	assert_int_equal(pc_http_access_decide(rules(), &p, "/metrics"), PC_REFUSED_EXPIRED);
+	/* a server with rules never serves a client it did not ask */
+	p.state = PC_PEER_ANYONE;
+	assert_int_equal(pc_http_access_decide(rules(), &p, "/metrics"), PC_REFUSED_NO_CERTIFICATE);
+	/* without rules, every client reads all */
+	p.state = PC_PEER_ANYONE;
+	assert_int_equal(pc_http_access_decide(NULL, &p, "/metrics"), PC_REFUSED_NOTHING);
+	assert_string_equal(pc_http_refusal_name(PC_REFUSED_EXPIRED), "expired_certificate");
+	assert_string_equal(pc_http_refusal_name(PC_REFUSED_NO_CERTIFICATE), "no_certificate");
+	assert_string_equal(pc_http_refusal_name(PC_REFUSED_COUNT), "unknown");
+}
+
 int
 main(void)
 {
@@ -196,6 +301,9 @@ main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_missing_and_repeated),
 		cmocka_unit_test(test_proofs),
+		cmocka_unit_test(test_access_by_route),
+		cmocka_unit_test(test_access_identities),
+		cmocka_unit_test(test_access_peer_states),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
