@@ -11,7 +11,8 @@
  *   GET /v1/proof/inclusion?index=I&size=N RFC 9162 proofs, one base64 hash
  *   GET /v1/proof/consistency?old=M&new=N  per line; sizes <= published size
  *   GET /v1/pubkey                         the verifier key line
- *   GET /metrics                           Prometheus text from ops->metrics
+ *   GET /metrics                           Prometheus text from ops->metrics,
+ *                                          then the endpoint's refusals
  *
  * HEAD works wherever GET does; other methods get 405. Query numbers are
  * canonical decimal uint64s; anything else is a 400 with a one-line reason.
@@ -27,6 +28,7 @@
 #include "podcap/error.h"
 
 struct pc_ledger;
+struct pc_tls;
 
 struct pc_http_ops {
 	struct pc_ledger *ledger;          /* include/podcap/ledger.h: read functions are thread-safe */
@@ -35,6 +37,13 @@ struct pc_http_ops {
 	/* the checkpoint note with what else is known to sign it (cosignatures); NULL: as stored */
 	size_t (*cosigned)(const char *note, size_t len, char *out, size_t outlen);
 	void *ctx;
+	/*
+	 * TLS credentials and access rules (podcap/tls.h), NULL for plain HTTP;
+	 * the server takes a reference of its own. With rules, a request is
+	 * first refused with 403 when its client may not read that part of the
+	 * endpoint, counted by reason in /metrics (podcap_http_refused_total).
+	 */
+	struct pc_tls *tls;
 };
 
 #define PC_HTTP_MAX_RECORDS 1000       /* records per /v1/records response */
@@ -54,6 +63,13 @@ int pc_http_parse_listen(const char *listen, struct sockaddr_storage *ss, int *v
 
 struct pc_http *pc_http_start(const char *listen, const struct pc_http_ops *ops,
 			      struct pc_error *err);
+/*
+ * Serves the connections made from now on with t (a SIGHUP's new files);
+ * those already open keep the set they were made with. Only on a server
+ * started with TLS: 0, or -1 when it was started without (a restart turns
+ * TLS on or off). Takes a reference of its own.
+ */
+int pc_http_set_tls(struct pc_http *h, struct pc_tls *t, struct pc_error *err);
 /* The bound port. */
 uint16_t pc_http_port(const struct pc_http *h);
 /* Stops the server, waits for its threads and closes every connection. */

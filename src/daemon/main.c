@@ -22,6 +22,7 @@
 #include "podcap/origin.h"
 #include "podcap/clock.h"
 #include "podcap/error.h"
+#include "podcap/tls.h"
 
 #include "declared.h"
 #include "eal.h"
@@ -106,7 +107,9 @@ main(int argc, char **argv)
 	/* what a restart cannot mend is refused here, as --check-config refuses it */
 	struct pc_config cfg;
 	struct pc_declared decl;
-	if (pc_podmap_load_run(config, &cfg, &decl) != 0)
+	/* the endpoint's TLS files, read with the map: a bad one is a bad map */
+	struct pc_tls *tls;
+	if (pc_podmap_load_run(config, &cfg, &decl, &tls) != 0)
 		return EXIT_USAGE;
 	pc_signals_install();
 
@@ -126,7 +129,7 @@ main(int argc, char **argv)
 		goto out_signer;
 	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)
 		goto out_recorder;
-	status = pc_run(config, &cfg, &decl, &signer, covered_ns);
+	status = pc_run(config, &cfg, &decl, &signer, tls, covered_ns);
 	rte_eal_cleanup();
 out_recorder:
 	/* windows that were counted but never logged: the supervisor must hear of it */
@@ -135,6 +138,7 @@ out_recorder:
 out_signer:
 	pc_signer_stop(&signer);
 out_config:
+	pc_tls_put(tls);
 	pc_config_free(&cfg);
 	return status;
 }

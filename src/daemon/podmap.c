@@ -10,20 +10,33 @@
 #include "podcap/hex.h"
 #include "podcap/ledger.h"
 #include "podcap/origin.h"
+#include "podcap/tls.h"
 
 #include "podmap.h"
 
 #define EXIT_USAGE 2
 
 int
-pc_podmap_load(const char *path, struct pc_config *cfg)
+pc_podmap_load(const char *path, struct pc_config *cfg, struct pc_tls **tls)
 {
 	struct pc_error err;
+	struct pc_tls *t = NULL;
 
+	if (tls != NULL)
+		*tls = NULL;
 	if (pc_config_load(path, cfg, &err) != 0) {
 		pc_error_print(&err, stderr);
 		return -1;
 	}
+	if (cfg->tls.enabled && (t = pc_tls_load(cfg, &err)) == NULL) {
+		pc_error_print(&err, stderr);
+		pc_config_free(cfg);
+		return -1;
+	}
+	if (tls != NULL)
+		*tls = t;
+	else
+		pc_tls_put(t);
 	return 0;
 }
 
@@ -51,11 +64,16 @@ check_run(const char *path, const struct pc_config *cfg, struct pc_declared *dec
 }
 
 int
-pc_podmap_load_run(const char *path, struct pc_config *cfg, struct pc_declared *decl)
+pc_podmap_load_run(const char *path, struct pc_config *cfg, struct pc_declared *decl,
+		   struct pc_tls **tls)
 {
-	if (pc_podmap_load(path, cfg) != 0)
+	if (pc_podmap_load(path, cfg, tls) != 0)
 		return -1;
 	if (check_run(path, cfg, decl) != 0) {
+		if (tls != NULL) {
+			pc_tls_put(*tls);
+			*tls = NULL;
+		}
 		pc_config_free(cfg);
 		return -1;
 	}
@@ -123,7 +141,8 @@ pc_podmap_check(const char *path, bool canonical, bool map_only)
 	struct pc_declared decl;
 	struct pc_signer signer;
 
-	if (map_only ? pc_podmap_load(path, &cfg) : pc_podmap_load_run(path, &cfg, &decl))
+	if (map_only ? pc_podmap_load(path, &cfg, NULL)
+		     : pc_podmap_load_run(path, &cfg, &decl, NULL))
 		return EXIT_USAGE;
 	int rc = map_only ? 0 : pc_podmap_signer(&cfg, &signer);
 	if (rc == 0 && !map_only)

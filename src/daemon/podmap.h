@@ -20,14 +20,22 @@
 #include "declared.h"
 #include "signer.h"
 
-/* Loads and validates path into *cfg: 0, or -1 with the error printed. */
-int pc_podmap_load(const char *path, struct pc_config *cfg);
+struct pc_tls;
+/*
+ * Loads and validates path into *cfg, and with appliance.tls reads and
+ * checks its files too (podcap/tls.h): into *tls when tls is not NULL
+ * (NULL without TLS), else dropped. 0, or -1 with the error printed
+ * (file:line:col, also for a TLS file GnuTLS refuses).
+ */
+int pc_podmap_load(const char *path, struct pc_config *cfg, struct pc_tls **tls);
 /*
  * The pod map to run: loaded, with appliance.signing_key and
  * appliance.ledger, and under its declaration (*decl) when it names
- * auditor keys. 0, or -1 with the refusal printed and *cfg freed.
+ * auditor keys; its TLS set into *tls as pc_podmap_load. 0, or -1 with the
+ * refusal printed and *cfg freed.
  */
-int pc_podmap_load_run(const char *path, struct pc_config *cfg, struct pc_declared *decl);
+int pc_podmap_load_run(const char *path, struct pc_config *cfg, struct pc_declared *decl,
+		       struct pc_tls **tls);
 /*
  * Forks the signer on cfg's key (and TPM), checks that the key is named
  * for cfg's log and that the ledger directory can hold that log

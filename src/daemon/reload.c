@@ -5,6 +5,7 @@
 #include "podcap/config.h"
 #include "podcap/clock.h"
 #include "podcap/hex.h"
+#include "podcap/tls.h"
 
 #include "dataplane.h"
 #include "declared.h"
@@ -29,6 +30,13 @@ pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
 	    memcmp(a->auditor_keys, b->auditor_keys,
 		   a->nauditor_keys * sizeof(a->auditor_keys[0])) != 0)
 		return "appliance.auditor_keys changed";
+	/* the endpoint's socket and whether it speaks TLS are made once */
+	if (strcmp(a->listen, b->listen) != 0)
+		return "appliance.listen changed";
+	if (a->listen_plaintext != b->listen_plaintext)
+		return "appliance.listen_plaintext changed";
+	if (a->tls.enabled != b->tls.enabled)
+		return b->tls.enabled ? "appliance.tls was added" : "appliance.tls was removed";
 	if (a->nuplinks != b->nuplinks)
 		return "the set of uplinks changed";
 	for (unsigned u = 0; u < a->nuplinks; u++) {
@@ -50,10 +58,12 @@ pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
 void
 pc_reload_prepare(const char *path, const struct pc_table *cur,
 		  const uint16_t (*ports)[PC_DIR_COUNT], unsigned generation,
-		  struct pc_table **pending)
+		  struct pc_table **pending, struct pc_tls **tls)
 {
 	struct pc_config cfg;
-	if (pc_podmap_load(path, &cfg) != 0) {
+	struct pc_tls *t_tls;
+	*tls = NULL;
+	if (pc_podmap_load(path, &cfg, &t_tls) != 0) {
 		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
 		pc_declared_count_refusal(PC_RELOAD_INVALID_MAP);
 		return;
@@ -62,6 +72,7 @@ pc_reload_prepare(const char *path, const struct pc_table *cur,
 	if (why != NULL) {
 		PC_LOG(ERR, "reload of %s refused: %s; restart podcapd for that\n", path, why);
 		pc_declared_count_refusal(PC_RELOAD_INCOMPATIBLE);
+		pc_tls_put(t_tls);
 		pc_config_free(&cfg);
 		return;
 	}
@@ -72,6 +83,7 @@ pc_reload_prepare(const char *path, const struct pc_table *cur,
 		PC_LOG(ERR, "reload of %s refused: %s; the pod map in force stays\n", path,
 		       err.msg);
 		pc_declared_count_refusal(refusal);
+		pc_tls_put(t_tls);
 		pc_config_free(&cfg);
 		return;
 	}
@@ -86,6 +98,7 @@ pc_reload_prepare(const char *path, const struct pc_table *cur,
 	if (t == NULL) {
 		PC_LOG(ERR, "reload of %s failed: the pod map in force stays\n", path);
 		pc_declared_count_refusal(PC_RELOAD_TABLE);
+		pc_tls_put(t_tls);
 		return;
 	}
 	t->decl = decl;
@@ -94,4 +107,5 @@ pc_reload_prepare(const char *path, const struct pc_table *cur,
 	PC_LOG(NOTICE, "reloaded %s: %u pods, digest %s, in force from the next window\n",
 	       path, t->cfg.npods, hex);
 	*pending = t;
+	*tls = t_tls;
 }

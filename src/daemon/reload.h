@@ -23,11 +23,14 @@ const char *pc_reload_incompatible(const struct pc_config *a, const struct pc_co
  * Loads the pod map at path and builds its table into *pending, linked to
  * the table in force `cur`. A valid map replaces the pending table, which
  * is freed first; a bad or refused one leaves *pending as it was. Either
- * way the log says what happened. Control thread only, and never with a
+ * way the log says what happened. The map's TLS files are read and checked
+ * before it is accepted: *tls is its credential set for the endpoint to
+ * take now (the caller's reference), NULL when refused or without TLS. Control thread only, and never with a
  * pending table attached to the armed boundary (detach it first).
  */
+struct pc_tls;
 void pc_reload_prepare(const char *path, const struct pc_table *cur,
 		       const uint16_t (*ports)[PC_DIR_COUNT], unsigned generation,
-		       struct pc_table **pending);
+		       struct pc_table **pending, struct pc_tls **tls);
 
 #endif /* PODCAPD_RELOAD_H */

@@ -16,6 +16,7 @@
 #include "podcap/error.h"
 #include "podcap/hex.h"
 #include "podcap/http.h"
+#include "podcap/tls.h"
 #include "podcap/units.h"
 
 #include "control.h"
@@ -223,8 +224,11 @@ create_pool(const struct pc_config *cfg)
 	return mp;
 }
 
+/* The verifier endpoint, for a SIGHUP's new TLS files (control thread only). */
+static struct pc_http *endpoint;
+
 static struct pc_http *
-start_http(const struct pc_config *cfg, const struct pc_signer *signer)
+start_http(const struct pc_config *cfg, const struct pc_signer *signer, struct pc_tls *tls)
 {
 	static char pubkey[512];
 	struct pc_error err;
@@ -237,12 +241,14 @@ start_http(const struct pc_config *cfg, const struct pc_signer *signer)
 		.metrics = pc_metrics_text,
 		.cosigned = cfg->witnesses.n > 0 ? pc_witnesses_cosigned : NULL,
 		.ctx = NULL,
+		.tls = tls,
 	};
 	struct pc_http *h = pc_http_start(cfg->listen, &ops, &err);
 	if (h == NULL)
 		PC_LOG(ERR, "verifier endpoint on %s: %s\n", cfg->listen, err.msg);
 	else
-		PC_LOG(INFO, "verifier endpoint on %s (port %u)\n", cfg->listen, pc_http_port(h));
+		PC_LOG(INFO, "verifier endpoint on %s (port %u)%s\n", cfg->listen, pc_http_port(h),
+		       tls == NULL ? ", plain HTTP" : " over TLS");
 	return h;
 }
 
@@ -323,6 +329,24 @@ notify_closed(uint64_t label_ns)
 		      t->cfg.nuplinks, t->cfg.npods, when, (unsigned long)st.records);
 }
 
+/*
+ * A reload's TLS files serve the connections made from now on, not from the
+ * boundary: who may read the endpoint is not part of any window.
+ */
+static void
+install_tls(struct pc_tls *tls)
+{
+	struct pc_error err;
+
+	if (tls == NULL)
+		return;
+	if (pc_http_set_tls(endpoint, tls, &err) != 0)
+		PC_LOG(ERR, "the endpoint's TLS files: %s\n", err.msg);
+	else
+		PC_LOG(NOTICE, "the endpoint's TLS files reloaded: new connections use them\n");
+	pc_tls_put(tls);
+}
+
 /* SIGHUP before the boundary is due: a new table for the armed boundary. */
 static void
 reload(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_COUNT],
@@ -335,7 +359,9 @@ reload(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_
 	/* MONOTONIC_USEC: what Type=notify-reload (systemd 253) matches with its SIGHUP */
 	pc_sd_notifyf("RELOADING=1\nMONOTONIC_USEC=%lu", (unsigned long)(pc_mono_ns() / 1000));
 	unsigned g = (*generation)++;
-	pc_reload_prepare(path, pc_dp.table, ports, g, &tl->pending);
+	struct pc_tls *tls;
+	pc_reload_prepare(path, pc_dp.table, ports, g, &tl->pending, &tls);
+	install_tls(tls);
 	/* if the boundary passed meanwhile, it comes with the next one */
 	if (tl->pending != NULL)
 		pc_control_attach(tl->pending);
@@ -434,13 +460,14 @@ free_tables(struct pc_timeline *tl)
  */
 static int
 serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT],
-      unsigned generation, struct pc_signer *signer, uint64_t covered_ns)
+      unsigned generation, struct pc_signer *signer, struct pc_tls *tls, uint64_t covered_ns)
 {
 	uint64_t window_ns = t->cfg.window_ns;
 	struct pc_timeline tl;
 
 	/* a ledger no verifier can pull is a misconfiguration: nothing crosses without it */
-	struct pc_http *http = start_http(&t->cfg, signer);
+	struct pc_http *http = start_http(&t->cfg, signer, tls);
+	endpoint = http;
 	if (http == NULL) {
 		pc_table_free(t);
 		return EXIT_FAILURE;
@@ -456,6 +483,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 		notify_stopping();
 		pc_recorder_on_publish(NULL);
 		pc_witnesses_stop();
+		endpoint = NULL;
 		pc_http_stop(http);
 		pc_table_free(t);
 		return EXIT_FAILURE;
@@ -467,6 +495,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 	witness_stop(witnessed);
 	pc_recorder_on_publish(NULL);
 	pc_witnesses_stop();
+	endpoint = NULL;
 	pc_http_stop(http);
 	free_tables(&tl);
 	return signer_gone || declaration_expired ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -474,7 +503,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 
 int
 pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
-       struct pc_signer *signer, uint64_t covered_ns)
+       struct pc_signer *signer, struct pc_tls *tls, uint64_t covered_ns)
 {
 	static uint16_t ports[PC_MAX_UPLINKS][PC_DIR_COUNT];
 	const uint16_t (*cports)[PC_DIR_COUNT] = (const uint16_t (*)[PC_DIR_COUNT])ports;
@@ -495,7 +524,7 @@ pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	if (t != NULL)
 		t->decl = *decl;
 	if (t != NULL)
-		status = serve(path, t, cports, 1, signer, covered_ns);
+		status = serve(path, t, cports, 1, signer, tls, covered_ns);
 out_ports:
 	pc_ports_stop(nuplinks, cports);
 out:

@@ -21,10 +21,12 @@
  * takes cfg's arrays over once built; pc_config_free(cfg) is safe after
  * either way. covered_ns: the realtime up to which the ledger already
  * accounts for time (pc_recorder_start); decl: the declaration it runs
- * under. Returns the exit status: EXIT_FAILURE when it could not start,
+ * under; tls: the endpoint's TLS set (podcap/tls.h), NULL for plain HTTP,
+ * the caller's to drop after. Returns the exit status: EXIT_FAILURE when it could not start,
  * the signer was lost or the declaration in force expired.
  */
+struct pc_tls;
 int pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
-	   struct pc_signer *signer, uint64_t covered_ns);
+	   struct pc_signer *signer, struct pc_tls *tls, uint64_t covered_ns);
 
 #endif /* PODCAPD_RUN_H */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,11 @@
 #include "podcap/merkle.h"
 #include "podcap/note.h"
 #include "podcap/record.h"
+#include "podcap/tls.h"
 
 #include "attest.h"
 #include "tiles.h"
+#include "tls_session.h"
 
 #define TEXT_TYPE "text/plain; charset=utf-8"
 #define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -45,6 +48,23 @@ struct pc_http {
 	size_t (*cosigned)(const char *note, size_t len, char *out, size_t outlen);
 	void *ctx;
 	uint16_t port;
+	/* TLS: the credential set new connections get; NULL for plain HTTP */
+	bool use_tls; /* set at start, never changed */
+	pthread_mutex_t tls_lock;
+	struct pc_tls *tls;
+	uint64_t refused[PC_REFUSED_COUNT]; /* relaxed atomics, for /metrics */
+};
+
+/*
+ * One TLS connection: the credential set it was accepted with, held until
+ * it closes, and what its client's certificate was found to be (the same
+ * for every request on it: podcap never renegotiates).
+ */
+struct conn {
+	struct pc_tls *tls;
+	bool checked;
+	struct pc_http_peer peer;
+	char subject[PC_SUBJECT_LEN];
 };
 
 /* ---- responses ---- */
@@ -156,6 +176,31 @@ get_pubkey(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_req
 	return send_copy(c, MHD_HTTP_OK, TEXT_TYPE, h->pubkey, h->pubkey_len, 0);
 }
 
+/* The endpoint's own counters after the daemon's: every reason, also at 0. */
+static char *
+add_refusals(struct pc_http *h, char *text, size_t *len)
+{
+	size_t room = *len + 256 + PC_REFUSED_COUNT * 96;
+	char *out = realloc(text, room);
+	size_t n = *len;
+
+	if (out == NULL) {
+		free(text);
+		return NULL;
+	}
+	n += (size_t)snprintf(out + n, room - n,
+			      "# HELP podcap_http_refused_total Requests to the endpoint refused "
+			      "with 403, by reason.\n"
+			      "# TYPE podcap_http_refused_total counter\n");
+	for (int r = PC_REFUSED_NOTHING + 1; r < PC_REFUSED_COUNT; r++)
+		n += (size_t)snprintf(out + n, room - n,
+				      "podcap_http_refused_total{reason=\"%s\"} %" PRIu64 "\n",
+				      pc_http_refusal_name((enum pc_http_refusal)r),
+				      __atomic_load_n(&h->refused[r], __ATOMIC_RELAXED));
+	*len = n;
+	return out;
+}
+
 static enum MHD_Result
 get_metrics(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_request *q)
 {
@@ -169,6 +214,9 @@ get_metrics(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_re
 	text = h->metrics(h->ctx, &len);
 	if (text == NULL)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics unavailable");
+	text = add_refusals(h, text, &len);
+	if (text == NULL)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
 	/* From here MHD owns the text and frees it when the response is done. */
 	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
@@ -365,17 +413,102 @@ has_body(struct MHD_Connection *c)
 					   MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
 }
 
+/* ---- who may read what (TLS) ---- */
+
+static struct conn *
+conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i != NULL ? i->socket_context : NULL;
+}
+
+static gnutls_session_t
+session_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+
+	return i != NULL ? (gnutls_session_t)i->tls_session : NULL;
+}
+
+/*
+ * libmicrohttpd calls this after it made a connection's TLS session and
+ * before the handshake: the session gets the set in force now, so that a
+ * reload serves every connection made after it.
+ */
+static void
+notify(void *cls, struct MHD_Connection *c, void **socket_context,
+       enum MHD_ConnectionNotificationCode code)
+{
+	struct pc_http *h = cls;
+	struct conn *k = *socket_context;
+	gnutls_session_t s;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (k != NULL)
+			pc_tls_put(k->tls);
+		free(k);
+		*socket_context = NULL;
+		return;
+	}
+	k = calloc(1, sizeof(*k));
+	if (k == NULL)
+		return; /* handle() refuses a connection without one */
+	pthread_mutex_lock(&h->tls_lock);
+	k->tls = pc_tls_get(h->tls);
+	pthread_mutex_unlock(&h->tls_lock);
+	s = session_of(c);
+	if (s == NULL || pc_tls_session_setup(k->tls, s) != 0) {
+		pc_tls_put(k->tls);
+		free(k);
+		return;
+	}
+	*socket_context = k;
+}
+
+/* The reason to refuse this request with, PC_REFUSED_NOTHING to serve it. */
+static enum pc_http_refusal
+refusal(struct MHD_Connection *c, const char *url)
+{
+	struct conn *k = conn_of(c);
+
+	if (k == NULL)
+		return PC_REFUSED_NO_CERTIFICATE;
+	if (!k->checked) {
+		gnutls_session_t s = session_of(c);
+
+		if (s == NULL)
+			return PC_REFUSED_NO_CERTIFICATE;
+		pc_tls_session_peer(k->tls, s, &k->peer, k->subject, sizeof(k->subject));
+		k->checked = true;
+	}
+	return pc_http_access_decide(pc_tls_rules(k->tls), &k->peer, url);
+}
+
+static enum MHD_Result
+refuse(struct pc_http *h, struct MHD_Connection *c, enum pc_http_refusal r)
+{
+	__atomic_add_fetch(&h->refused[r], 1, __ATOMIC_RELAXED);
+	return send_text(c, MHD_HTTP_FORBIDDEN, "forbidden: %s", pc_http_refusal_name(r));
+}
+
 static enum MHD_Result
 handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
        const char *version, const char *upload_data, size_t *upload_data_size, void **req)
 {
 	struct pc_http *h = cls;
 	struct pc_http_request q;
+	enum pc_http_refusal r;
 
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)req;
+	/* who is asking comes before what is asked: a stranger learns nothing of the paths */
+	if (h->use_tls && (r = refusal(c, url)) != PC_REFUSED_NOTHING)
+		return refuse(h, c, r);
 	if (strcmp(url, "/checkpoint") == 0 || strncmp(url, "/tile/", 6) == 0)
 		return has_body(c)
 		    ? send_text(c, MHD_HTTP_BAD_REQUEST, "a GET or HEAD request takes no body")
@@ -448,10 +581,71 @@ pc_http_parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6)
 	return 0;
 }
 
+static struct pc_http *
+http_new(const struct pc_http_ops *ops, struct pc_error *err)
+{
+	struct pc_http *h = calloc(1, sizeof(*h));
+
+	if (h == NULL) {
+		pc_error_set(err, "http: out of memory");
+		return NULL;
+	}
+	h->ledger = ops->ledger;
+	h->metrics = ops->metrics;
+	h->cosigned = ops->cosigned;
+	h->ctx = ops->ctx;
+	pthread_mutex_init(&h->tls_lock, NULL);
+	if (ops->tls != NULL) {
+		h->use_tls = true;
+		h->tls = pc_tls_get(ops->tls);
+	}
+	if (ops->pubkey != NULL) {
+		h->pubkey_len = strcspn(ops->pubkey, "\n") + 1;
+		h->pubkey = malloc(h->pubkey_len);
+		if (h->pubkey == NULL) {
+			pc_http_stop(h);
+			pc_error_set(err, "http: out of memory");
+			return NULL;
+		}
+		memcpy(h->pubkey, ops->pubkey, h->pubkey_len - 1);
+		h->pubkey[h->pubkey_len - 1] = '\n';
+	}
+	return h;
+}
+
+#define OPT(o, v, p) ((struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
+
+/* The options of every endpoint, then TLS's, into o[]: how many. */
+static size_t
+options(struct pc_http *h, struct sockaddr_storage *ss, struct MHD_OptionItem *o)
+{
+	size_t n = 0;
+
+	o[n++] = OPT(MHD_OPTION_SOCK_ADDR, 0, ss);
+	o[n++] = OPT(MHD_OPTION_THREAD_POOL_SIZE, POOL_THREADS, NULL);
+	o[n++] = OPT(MHD_OPTION_CONNECTION_LIMIT, PC_HTTP_MAX_CONNECTIONS, NULL);
+	o[n++] = OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, PC_HTTP_MAX_PER_CLIENT, NULL);
+	o[n++] = OPT(MHD_OPTION_CONNECTION_TIMEOUT, PC_HTTP_IDLE_TIMEOUT, NULL);
+	o[n++] = OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_MEMORY, NULL);
+	if (h->use_tls) {
+		/* the daemon's own set: each session gets the set in force instead (notify) */
+		o[n++] =
+		    OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(uintptr_t)pc_tls_cert_pem(h->tls));
+		o[n++] =
+		    OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)(uintptr_t)pc_tls_key_pem(h->tls));
+		o[n++] = OPT(MHD_OPTION_HTTPS_PRIORITIES, 0,
+			     (void *)(uintptr_t)pc_tls_priorities(h->tls));
+		o[n++] = OPT(MHD_OPTION_NOTIFY_CONNECTION, (uintptr_t)notify, h);
+	}
+	o[n++] = OPT(MHD_OPTION_END, 0, NULL);
+	return n;
+}
+
 struct pc_http *
 pc_http_start(const char *listen, const struct pc_http_ops *ops, struct pc_error *err)
 {
 	struct sockaddr_storage ss;
+	struct MHD_OptionItem opts[16];
 	const union MHD_DaemonInfo *info;
 	unsigned int flags;
 	struct pc_http *h;
@@ -462,55 +656,56 @@ pc_http_start(const char *listen, const struct pc_http_ops *ops, struct pc_error
 		return NULL;
 	}
 	if (listen == NULL || pc_http_parse_listen(listen, &ss, &v6) != 0) {
-		pc_error_set(err, "http: bad listen address \"%s\" (want 127.0.0.1:9180 or [::1]:9180)",
-		     listen == NULL ? "" : listen);
+		pc_error_set(err,
+			     "http: bad listen address \"%s\" (want 127.0.0.1:9180 or [::1]:9180)",
+			     listen == NULL ? "" : listen);
 		return NULL;
 	}
-	h = calloc(1, sizeof(*h));
-	if (h == NULL) {
-		pc_error_set(err, "http: out of memory");
+	if (ops->tls != NULL && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		pc_error_set(err, "http: this libmicrohttpd was built without TLS");
 		return NULL;
 	}
-	h->ledger = ops->ledger;
-	h->metrics = ops->metrics;
-	h->cosigned = ops->cosigned;
-	h->ctx = ops->ctx;
-	if (ops->pubkey != NULL) {
-		h->pubkey_len = strcspn(ops->pubkey, "\n") + 1;
-		h->pubkey = malloc(h->pubkey_len);
-		if (h->pubkey == NULL) {
-			free(h);
-			pc_error_set(err, "http: out of memory");
-			return NULL;
-		}
-		memcpy(h->pubkey, ops->pubkey, h->pubkey_len - 1);
-		h->pubkey[h->pubkey_len - 1] = '\n';
-	}
-
+	h = http_new(ops, err);
+	if (h == NULL)
+		return NULL;
 	flags = MHD_USE_INTERNAL_POLLING_THREAD;
 	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
 		flags |= MHD_USE_EPOLL;
 	if (v6)
 		flags |= MHD_USE_IPv6;
+	if (h->use_tls)
+		flags |= MHD_USE_TLS;
+	options(h, &ss, opts);
 	errno = 0;
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)POOL_THREADS,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)PC_HTTP_MAX_CONNECTIONS,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)PC_HTTP_MAX_PER_CLIENT,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PC_HTTP_IDLE_TIMEOUT,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-		MHD_OPTION_END);
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_ARRAY, opts,
+				MHD_OPTION_END);
 	if (h->d == NULL) {
 		pc_error_set(err, "http: cannot listen on %s: %s", listen,
 		     errno != 0 ? strerror(errno) : "libmicrohttpd failed to start");
-		free(h->pubkey);
-		free(h);
+		pc_http_stop(h);
 		return NULL;
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info != NULL ? info->port : 0;
 	return h;
+}
+
+int
+pc_http_set_tls(struct pc_http *h, struct pc_tls *t, struct pc_error *err)
+{
+	struct pc_tls *old;
+
+	if (!h->use_tls || t == NULL)
+		return pc_error_set(err, "http: TLS is %s: restart podcapd to turn it %s",
+				    h->use_tls ? "on" : "off", h->use_tls ? "off" : "on");
+	pc_tls_get(t);
+	pthread_mutex_lock(&h->tls_lock);
+	old = h->tls;
+	h->tls = t;
+	pthread_mutex_unlock(&h->tls_lock);
+	/* connections made with the old set hold references of their own */
+	pc_tls_put(old);
+	return 0;
 }
 
 uint16_t
@@ -524,7 +719,10 @@ pc_http_stop(struct pc_http *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->d);
+	if (h->d != NULL)
+		MHD_stop_daemon(h->d);
+	pc_tls_put(h->tls);
+	pthread_mutex_destroy(&h->tls_lock);
 	free(h->pubkey);
 	free(h);
 }

@@ -59,7 +59,10 @@ prepare(const char *yaml)
 {
 	unsigned g = generation++;
 
-	pc_reload_prepare(fx_map_file(yaml), pc_dp.table, fx_ports(), g, &fx_tl.pending);
+	struct pc_tls *tls = (struct pc_tls *)&tls; /* a map without TLS sets it to NULL */
+
+	pc_reload_prepare(fx_map_file(yaml), pc_dp.table, fx_ports(), g, &fx_tl.pending, &tls);
+	assert_null(tls);
 	assert_non_null(fx_tl.pending);
 	assert_int_equal(fx_tl.pending->generation, g);
 	return g;

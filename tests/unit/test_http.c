@@ -544,7 +544,11 @@ test_metrics(void **state)
 	assert_string_equal(r.ctype, "text/plain; version=0.0.4; charset=utf-8");
 	assert_int_equal(fx->metrics_calls, before + 1);
 	snprintf(want, sizeof(want), "podcap_test_calls %d\n", before + 1);
-	assert_string_equal(r.body, want);
+	assert_memory_equal(r.body, want, strlen(want));
+	/* then the endpoint's own refusals, every reason, at 0 on a server without rules */
+	assert_non_null(strstr(r.body, "# TYPE podcap_http_refused_total counter\n"));
+	assert_non_null(strstr(r.body, "podcap_http_refused_total{reason=\"no_certificate\"} 0\n"));
+	assert_non_null(strstr(r.body, "podcap_http_refused_total{reason=\"not_allowed\"} 0\n"));
 	free(r.body);
 }
 
