@@ -12,6 +12,7 @@
  *                 [--assignment DIR] [--attest POLICY]
  *                 [--tap URL|DIR --tap-key KEY]... [--tap-clock-offset DURATION]
  *                 [--tap-line-rate RATE]
+ *                 [--ca FILE] [--pin sha256:HEX]... [--cert FILE --cert-key FILE]
  *
  * --assignment DIR holds the auditor's draw (podcap-audit assign): pods.txt,
  * uplinks.txt, template.yaml, constraints.txt (optional) and the revealed
@@ -94,6 +95,7 @@
 #include "sha256_libcrypto.h"
 #endif
 #include "verify_taps.h"
+#include "verify_tls.h"
 
 #define CHUNK 1000                         /* records per /v1/records request */
 #define MAX_BODY ((size_t)512 << 20)       /* largest HTTP response accepted */
@@ -143,6 +145,7 @@ usage(FILE *f)
 		"report options: [--html FILE] [--indicators] [--model-size SIZE]\n",
 		"tap options: [--tap URL|DIR --tap-key KEY]... [--tap-clock-offset DURATION]\n",
 		"             [--tap-line-rate RATE]\n",
+		"https options: [--ca FILE] [--pin sha256:HEX]... [--cert FILE --cert-key FILE]\n",
 	};
 
 	for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
@@ -221,6 +224,10 @@ on_data(char *data, size_t size, size_t n, void *arg)
 	return add;
 }
 
+/* --ca, --pin, --cert, --cert-key: for every URL fetched (verify_tls.h) */
+static struct pc_verify_tls tls_opts;
+static char curl_err[CURL_ERROR_SIZE];
+
 /* GETs base + path; the body on 200, exits 2 otherwise. */
 static void
 http_get(CURL *curl, const char *base, const char *path, struct body *b)
@@ -237,8 +244,11 @@ http_get(CURL *curl, const char *base, const char *path, struct body *b)
 	CURLcode rc = curl_easy_perform(curl);
 	if (b->too_big)
 		die_io("%s: response larger than %zu bytes", url, MAX_BODY);
-	if (rc != CURLE_OK)
-		die_io("%s: %s", url, curl_easy_strerror(rc));
+	if (rc != CURLE_OK) {
+		char why[CURL_ERROR_SIZE + 256];
+		pc_verify_tls_reason(rc, curl_err, why, sizeof(why));
+		die_io("%s: %s", url, why);
+	}
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200)
 		die_io("%s: HTTP status %ld", url, status);
@@ -261,6 +271,7 @@ http_open(void)
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 600L);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_USERAGENT, "podcap-verify");
+	pc_verify_tls_apply(curl, &tls_opts, curl_err);
 	return curl;
 }
 
@@ -570,6 +581,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "max-witness-delay", required_argument, NULL, 'D' },
 		{ "attest", required_argument, NULL, 'T' },
 		PC_TAP_OPTIONS,
+		PC_VERIFY_TLS_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -582,7 +594,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->witness.max_delay_ns = PC_VERIFY_WITNESS_DELAY_NS;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (policy_arg(c, optarg, &o->policy) || witness_arg(c, optarg, &o->witness) ||
-		    pc_tap_arg(c, optarg, &o->taps))
+		    pc_tap_arg(c, optarg, &o->taps) || pc_verify_tls_arg(c, optarg, &tls_opts))
 			continue;
 		switch (c) {
 		case 'k':
@@ -652,6 +664,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			exit(2);
 		}
 	}
+	pc_verify_tls_check(&tls_opts);
 	if (optind != argc || o->key == NULL || (o->url == NULL) == (o->ledger == NULL)) {
 		usage(stderr);
 		exit(2);
