@@ -230,6 +230,7 @@ struct pc_verify {
 	struct pcv_series *series; /* each pod's windows over time, when kept (verify_series.c) */
 	/* --attest (verify_attest.c): NULL when off */
 	struct pcv_attest *attest;
+	uint64_t nattest; /* ATTEST records read in this run, checked or not */
 	/* --witness: the tool's policy and its judgement, for the reports; NULL when off */
 	const struct pc_witness_policy *witness_policy;
 	const struct pc_witness_report *witness;
@@ -239,6 +240,10 @@ struct pc_verify {
 /* Whether the reports have a declarations section: a DECLARE was seen or --auditor-key given. */
 bool pcv_audit_reported(const struct pc_verify *v);
 void pcv_json_sections(const struct pc_verify *v, FILE *f);
+/* The ATTEST records this run read that no --attest policy checked: 0 under --attest. */
+uint64_t pcv_attest_unchecked(const struct pc_verify *v);
+/* The text report's line saying so, when there are any. */
+void pcv_text_attest_unchecked(const struct pc_verify *v, FILE *f);
 void pcv_html_witnesses(const struct pc_verify *v, FILE *f);
 void pcv_html_attest(const struct pc_verify *v, FILE *f);
 void pcv_html_declarations(const struct pc_verify *v, FILE *f);
@@ -306,7 +311,8 @@ void pcv_audit_print_text(const struct pc_verify *v, FILE *f);
 
 /*
  * verify_attest.c, each a no-op without --attest: a run begins; a window;
- * an ATTEST record; after each record (the tree before the next); the end.
+ * an ATTEST record the sequence accepted (its quote); after each record
+ * (the tree before the next); the end.
  */
 void pcv_attest_run(struct pc_verify *v);
 void pcv_attest_window(struct pc_verify *v, uint64_t index, const struct pc_record *r);

@@ -139,8 +139,9 @@ check_contiguous(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	return true;
 }
 
+/* Between a START and a STOP. */
 static bool
-require_running(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+require_run(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	if (!v->started) {
 		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "%s before any start record",
@@ -152,6 +153,15 @@ require_running(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 			 pc_record_type_name(r->type));
 		return false;
 	}
+	return true;
+}
+
+/* In a run, under the window length in force. */
+static bool
+require_running(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	if (!require_run(v, index, r))
+		return false;
 	if (r->window_len_ns != v->window_ns) {
 		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r, "window length %" PRIu64 " ns, %"
 			 PRIu64 " ns is in force", r->window_len_ns, v->window_ns);
@@ -336,6 +346,43 @@ on_observe(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		 other_map ? " under another pod map" : "", w, v->observe_count, t2);
 }
 
+/*
+ * A TPM quote of the log before it (docs/attestation.md): inside a run,
+ * labelled with the cursor, under the window length and pod map in force,
+ * whether or not --attest looks into the quote. It moves nothing. A quote
+ * outside a run is of no run; one in a run is checked under --attest even
+ * when its label lies, so that a replayed quote is also named as one.
+ */
+static void
+on_attest(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+{
+	char t1[PC_UTC_LEN], t2[PC_UTC_LEN];
+
+	v->nattest++;
+	if (!require_run(v, index, r))
+		return;
+	if (r->window_len_ns != v->window_ns)
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
+			 "attest record of window length %" PRIu64 " ns, %" PRIu64
+			 " ns is in force",
+			 r->window_len_ns, v->window_ns);
+	/* after an undecodable record the cursor is unknown: that failure is reported */
+	if (r->window_start_ns != v->cursor_ns && !v->resync) {
+		pc_utc_format(r->window_start_ns, t1, sizeof(t1));
+		pc_utc_format(v->cursor_ns, t2, sizeof(t2));
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
+			 "attest record labelled %s, where the log's windows end at %s: a quote "
+			 "is of the log up to the cursor",
+			 t1, t2);
+	}
+	if (memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0)
+		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
+			 "attest record under a pod map digest other than the one in force since "
+			 "record %" PRIu64,
+			 v->inforce_record);
+	pcv_attest_record(v, index, r);
+}
+
 /* The rules of each record type; a decoded record has one of these types. */
 static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_record *) = {
 	[PC_REC_START] = on_start,
@@ -346,7 +393,7 @@ static void (*const on_type[])(struct pc_verify *, uint64_t, const struct pc_rec
 	[PC_REC_CLOCK] = on_clock,
 	[PC_REC_OBSERVE] = on_observe, /* a tap's */
 	[PC_REC_DECLARE] = pcv_audit_declare,
-	[PC_REC_ATTEST] = pcv_attest_record,
+	[PC_REC_ATTEST] = on_attest,
 };
 
 void

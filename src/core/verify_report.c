@@ -798,6 +798,7 @@ pc_verify_print_text(const struct pc_verify *v, FILE *f)
 	print_builds_text(v, f);
 	print_maps_text(v, f);
 	pcv_audit_print_text(v, f);
+	pcv_text_attest_unchecked(v, f);
 	print_figures_text(v, f);
 	print_failures_text(v, f);
 	print_warnings_text(v, f);

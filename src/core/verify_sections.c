@@ -4,7 +4,8 @@
  * (--witness), attestation (--attest) and the auditor's declarations
  * (--pod-maps). Each is written once for the JSON report and once for the
  * HTML page from the same results, and only when its option was given, so
- * a report without them is byte for byte what it was.
+ * a report without them is byte for byte what it was. Without --attest,
+ * a log's ATTEST records are said to be unchecked, in all three reports.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -107,6 +108,30 @@ json_attest(const struct pc_verify *v, FILE *f)
 		fputs("null, \"signing_key\": null},\n", f);
 }
 
+uint64_t
+pcv_attest_unchecked(const struct pc_verify *v)
+{
+	return v->attest == NULL ? v->nattest : 0;
+}
+
+/* Quotes in the log that no policy was given to check: said, not failed. */
+static void
+json_attest_unchecked(const struct pc_verify *v, FILE *f)
+{
+	fprintf(f, "  \"attestation\": {\"checked\": false, \"attest_records\": %" PRIu64 "},\n",
+		pcv_attest_unchecked(v));
+}
+
+void
+pcv_text_attest_unchecked(const struct pc_verify *v, FILE *f)
+{
+	uint64_t n = pcv_attest_unchecked(v);
+
+	if (n > 0)
+		fprintf(f, "\nattestation: %" PRIu64 " ATTEST record%s not checked (no --attest)\n",
+			n, n == 1 ? "" : "s");
+}
+
 static void
 json_declaration(const struct pc_verify *v, const struct pc_verify_declared *d, FILE *f)
 {
@@ -153,6 +178,8 @@ pcv_json_sections(const struct pc_verify *v, FILE *f)
 		json_witnesses(v, f);
 	if (v->attest != NULL)
 		json_attest(v, f);
+	else if (pcv_attest_unchecked(v) > 0)
+		json_attest_unchecked(v, f);
 	if (pcv_audit_reported(v))
 		json_declarations(v, f);
 }
@@ -228,13 +255,29 @@ pcv_html_witnesses(const struct pc_verify *v, FILE *f)
 	fputs("</table>\n</section>\n", f);
 }
 
+static void
+html_attest_unchecked(const struct pc_verify *v, FILE *f)
+{
+	uint64_t n = pcv_attest_unchecked(v);
+
+	if (n == 0)
+		return;
+	fprintf(f,
+		"<section id=\"attestation\" class=\"unchecked\">\n<h2>Attestation</h2>\n<p "
+		"class=\"warn\"><span data-k=\"attest_records\">%" PRIu64
+		"</span> ATTEST record%s not checked (no --attest).</p>\n</section>\n",
+		n, n == 1 ? "" : "s");
+}
+
 void
 pcv_html_attest(const struct pc_verify *v, FILE *f)
 {
 	struct pc_verify_attest_summary s;
 
-	if (pc_verify_attest_summary(v, &s) != 0)
+	if (pc_verify_attest_summary(v, &s) != 0) {
+		html_attest_unchecked(v, f);
 		return;
+	}
 	fprintf(f,
 		"<section id=\"attestation\" class=\"%s\">\n<h2>Attestation</h2>\n<table "
 		"id=\"attest-summary\">\n",

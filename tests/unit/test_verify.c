@@ -1221,6 +1221,150 @@ test_sequence_rules(void **state)
 }
 
 static void
+add_attest(const struct gen *g, struct pc_test_log *lg, uint64_t w)
+{
+	struct pc_record r;
+	struct pc_record_attest att;
+
+	base(g, &r, PC_REC_ATTEST, w);
+	pc_test_attest(&r, &att);
+	pc_test_log_push(lg, &r);
+}
+
+/* v's HTML page, in memory; the caller frees it. */
+static char *
+html_of(const struct pc_verify *v)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	pc_verify_print_html(v, f);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The log's ATTEST records fail check 5 at `record`, saying `says`, whatever the options. */
+static void
+attest_refused(const struct pc_test_log *lg, int64_t record, const char *says)
+{
+	struct pc_test_run o = { .vk = &vk_a };
+	struct pc_verify *v = pc_test_verify_signed(&o, key_a, lg);
+	const struct pc_verify_failure *f = expect_fail(v, PC_VC_SEQUENCE, record);
+
+	if (strstr(f->msg, says) == NULL) {
+		pc_test_print_failures(v);
+		fail_msg("'%s' does not say '%s'", f->msg, says);
+	}
+	pc_verify_free(v);
+}
+
+/*
+ * Without --attest, an ATTEST record is still held to its place in the
+ * sequence: its window_start_ns is the cursor, under the map and window
+ * length in force, never outside a run. The report says how many quotes
+ * no one was asked to check, and says nothing of them for a log that has
+ * none.
+ */
+static void
+test_attest_sequence(void **state)
+{
+	struct pc_test_log lg;
+	struct pc_test_run o = { .vk = &vk_a };
+
+	(void)state;
+	/* a quote after the START, one after window 0 and a last one before the STOP */
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_attest(&gen_a, &lg, 0);
+	add_window(&gen_a, &lg, 0, 10, 0);
+	add_attest(&gen_a, &lg, 1);
+	add_window(&gen_a, &lg, 1, 10, 0);
+	add_attest(&gen_a, &lg, 2);
+	add_simple(&gen_a, &lg, PC_REC_STOP, 2, 0);
+	struct pc_verify *v = pc_test_verify_signed(&o, key_a, &lg);
+	expect_ok(v);
+	char *text = pc_test_report(v, false), *json = pc_test_report(v, true), *html = html_of(v);
+	assert_non_null(
+	    strstr(text, "\nattestation: 3 ATTEST records not checked (no --attest)\n"));
+	assert_non_null(
+	    strstr(json, "  \"attestation\": {\"checked\": false, \"attest_records\": 3},\n"));
+	assert_non_null(strstr(html, "<section id=\"attestation\" class=\"unchecked\">"));
+	assert_non_null(strstr(html, "<span data-k=\"attest_records\">3</span> ATTEST records"));
+	free(text);
+	free(json);
+	free(html);
+	pc_verify_free(v);
+
+	/* ... and one after the STOP */
+	add_attest(&gen_a, &lg, 2);
+	attest_refused(&lg, 7, "attest after a stop record");
+	pc_test_log_free(&lg);
+
+	/* labelled past the cursor, or before it */
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_window(&gen_a, &lg, 0, 10, 0);
+	add_attest(&gen_a, &lg, 5);
+	attest_refused(&lg, 2,
+		       "attest record labelled 2024-01-01T00:05:00Z, where the log's "
+		       "windows end at 2024-01-01T00:01:00Z");
+	pc_test_log_free(&lg);
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_window(&gen_a, &lg, 0, 10, 0);
+	add_window(&gen_a, &lg, 1, 10, 0);
+	add_attest(&gen_a, &lg, 1);
+	attest_refused(&lg, 3, "attest record labelled 2024-01-01T00:01:00Z");
+	pc_test_log_free(&lg);
+
+	/* under a map or a window length not in force */
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	add_window(&gen_a, &lg, 0, 10, 0);
+	add_attest(&gen_b, &lg, 1);
+	attest_refused(&lg, 2, "attest record under a pod map digest other than the one in force");
+	pc_test_log_free(&lg);
+	struct pc_record r;
+	struct pc_record_attest att;
+	memset(&lg, 0, sizeof(lg));
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	base(&gen_a, &r, PC_REC_ATTEST, 0);
+	r.window_len_ns /= 2;
+	pc_test_attest(&r, &att);
+	pc_test_log_push(&lg, &r);
+	attest_refused(&lg, 1, "attest record of window length 30000000000 ns");
+	pc_test_log_free(&lg);
+
+	/* before any START */
+	memset(&lg, 0, sizeof(lg));
+	add_attest(&gen_a, &lg, 0);
+	add_decl(&gen_a, &lg, PC_REC_START, 0);
+	v = pc_test_verify_signed(&o, key_a, &lg);
+	assert_int_equal(pc_verify_nfailures(v), 2);
+	assert_non_null(strstr(pc_verify_failure_at(v, 1)->msg, "attest before any start record"));
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+
+	/* a log without ATTEST records: no word of attestation in any report */
+	build_ref(&gen_a, &lg);
+	v = pc_test_verify_signed(&o, key_a, &lg);
+	expect_ok(v);
+	text = pc_test_report(v, false);
+	json = pc_test_report(v, true);
+	html = html_of(v);
+	assert_null(strstr(text, "attest"));
+	assert_null(strstr(json, "attestation"));
+	assert_null(strstr(html, "attestation"));
+	free(text);
+	free(json);
+	free(html);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+}
+
+static void
 test_report(void **state)
 {
 	struct pc_test_log lg;
@@ -1649,6 +1793,7 @@ main(void)
 		cmocka_unit_test(test_clock_steps),
 		cmocka_unit_test(test_podmap),
 		cmocka_unit_test(test_sequence_rules),
+		cmocka_unit_test(test_attest_sequence),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_resume_equals_full),
 		cmocka_unit_test(test_resume_refuses),
