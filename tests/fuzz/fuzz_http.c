@@ -14,13 +14,21 @@
  * is accepted outside the guarantees of pc_http_request_finish(), or is
  * refused without a one-line reason; and for trees small enough to build
  * here, when the proof the endpoint would serve does not verify.
+ *
+ * The access decision (pc_http_access_decide) is run on the same path,
+ * with the path also as the client's subject and the input's last byte
+ * choosing what the TLS layer learned of the client: it aborts when a
+ * request is served to a client a rule does not give that part of the
+ * endpoint, or refused to one it does.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <microhttpd.h>
 
+#include "podcap/config.h"
 #include "podcap/http.h"
 #include "podcap/http_request.h"
 #include "podcap/merkle.h"
@@ -165,6 +173,48 @@ check_proof(const struct pc_http_request *r)
 	}
 }
 
+#define SUBJECT "CN=verifier-1,O=Site"
+
+/* The rules: the log to a subject, /metrics to a key of 32 bytes 0xab. */
+static const struct pc_access *
+access_rules(void)
+{
+	static struct pc_access a;
+
+	if (a.n == 0) {
+		memcpy(a.r[0].subject, SUBJECT, sizeof(SUBJECT));
+		a.r[0].routes = PC_ACCESS_LOG;
+		a.r[1].by_key = true;
+		memset(a.r[1].spki_sha256, 0xab, sizeof(a.r[1].spki_sha256));
+		a.r[1].routes = PC_ACCESS_METRICS;
+		a.n = 2;
+	}
+	return &a;
+}
+
+static void
+check_access(const char *path, uint8_t how)
+{
+	struct pc_http_peer p = { (enum pc_http_peer_state)(how % 5), path, { 0 } };
+	unsigned part = pc_http_path_part(path);
+
+	memset(p.spki_sha256, how & 0x80 ? 0xab : 0x00, sizeof(p.spki_sha256));
+	if (how & 0x40)
+		p.subject = SUBJECT;
+	if (part != PC_ACCESS_LOG && part != PC_ACCESS_METRICS && part != PC_ACCESS_ATTEST)
+		abort();
+	enum pc_http_refusal r = pc_http_access_decide(access_rules(), &p, path);
+	bool named_log = strcmp(p.subject, SUBJECT) == 0 && part == PC_ACCESS_LOG;
+	bool named_metrics = (how & 0x80) && part == PC_ACCESS_METRICS;
+	bool trusted = p.state == PC_PEER_TRUSTED;
+
+	if ((unsigned)r >= PC_REFUSED_COUNT ||
+	    (r == PC_REFUSED_NOTHING) != (trusted && (named_log || named_metrics)) ||
+	    strcmp(pc_http_refusal_name(r), "unknown") == 0 ||
+	    pc_http_access_decide(NULL, &p, path) != PC_REFUSED_NOTHING)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -219,6 +269,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_contract(&r, pub, known);
 	if (r.status == 200 && pub <= SMALL_TREE)
 		check_proof(&r);
+	check_access(path, data[size - 1]);
 	free(path);
 	free(method);
 	return 0;

@@ -143,6 +143,12 @@ def http():
         write("http", name, struct.pack("!H", pub) + line.encode())
     write("http", "huge-tree", b"\x80" + struct.pack("!Q", 2 ** 64 - 1)
           + b"GET /v1/records?from=18446744073709551614&count=1")
+    # the access decision: the last byte says what TLS learned of the client
+    # (% 5: 4 trusted; 0x40: the subject of the log's rule; 0x80: the key of /metrics's)
+    write("http", "access-log", struct.pack("!H", 13) + b"GET /v1/checkpoint?\x45")
+    write("http", "access-metrics", struct.pack("!H", 13) + b"GET /metrics?\x81")
+    write("http", "access-refused", struct.pack("!H", 13) + b"GET /v1/attest?\xc2")
+    write("http", "access-other-part", struct.pack("!H", 13) + b"GET /metrics?\x45")
 
 
 for f in (classify, config, record, note, declaration, verify, http):
