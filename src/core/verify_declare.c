@@ -284,17 +284,60 @@ pcv_audit_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r
 	on_declare(v, index, r);
 }
 
-/* Whether the window starts within the declaration in force, and is not older than allowed. */
-static const char *
-window_outside(const struct pcv_audit *a, uint64_t start)
+/* The first of the record's windows that starts at or after t, or its last when none does. */
+static uint64_t
+first_from(const struct pc_record *r, uint64_t t)
 {
-	if (start < a->cur.not_before_ns)
+	uint64_t last = r->window_start_ns + (r->window_count - 1) * r->window_len_ns;
+
+	if (t <= r->window_start_ns)
+		return r->window_start_ns;
+	if (t >= last)
+		return last;
+	uint64_t k = (t - r->window_start_ns + r->window_len_ns - 1) / r->window_len_ns;
+	return r->window_start_ns + k * r->window_len_ns;
+}
+
+/*
+ * Whether every window of the record starts within the declaration in
+ * force, and not as old as --max-map-age: its first window at or after
+ * not-before, its last before not-after (podcapd stops forwarding just
+ * before not-after, in its last window, which may end after it). NULL
+ * when they do; else why, and in *at the first window that does not.
+ */
+static const char *
+window_outside(const struct pcv_audit *a, const struct pc_record *r, uint64_t *at)
+{
+	uint64_t last = r->window_start_ns + (r->window_count - 1) * r->window_len_ns;
+
+	*at = r->window_start_ns;
+	if (r->window_start_ns < a->cur.not_before_ns)
 		return "before the declaration in force is valid";
-	if (start >= a->cur.not_after_ns)
+	if (last >= a->cur.not_after_ns) {
+		*at = first_from(r, a->cur.not_after_ns);
 		return "after the declaration in force expired";
-	if (a->max_age_ns != PC_VERIFY_UNLIMITED && start - a->cur.not_before_ns >= a->max_age_ns)
+	}
+	if (a->max_age_ns != PC_VERIFY_UNLIMITED && last - a->cur.not_before_ns >= a->max_age_ns) {
+		*at = first_from(r, a->cur.not_before_ns + a->max_age_ns);
 		return "under a declaration older than --max-map-age";
+	}
 	return NULL;
+}
+
+/* "window of T" and, for a record of several, which record it is part of. */
+static void
+window_name(const struct pc_record *r, uint64_t at, char *buf, size_t len)
+{
+	char t[PC_UTC_LEN], s[PC_UTC_LEN];
+
+	pc_utc_format(at, t, sizeof(t));
+	if (r->window_count == 1) {
+		snprintf(buf, len, "window of %s", t);
+		return;
+	}
+	pc_utc_format(r->window_start_ns, s, sizeof(s));
+	snprintf(buf, len, "window of %s (of a record of %" PRIu64 " windows from %s)", t,
+		 r->window_count, s);
 }
 
 void
@@ -316,14 +359,17 @@ pcv_audit_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		}
 		return;
 	}
-	const char *why = window_outside(a, r->window_start_ns);
+	uint64_t at;
+	const char *why = window_outside(a, r, &at);
 	if (why != NULL && !a->cur_failed) {
-		pc_utc_format(r->window_start_ns, t, sizeof(t));
+		char w[2 * PC_UTC_LEN + 64];
+
+		window_name(r, at, w, sizeof(w));
 		pc_utc_format(a->cur.not_before_ns, nb, sizeof(nb));
 		pc_utc_format(a->cur.not_after_ns, na, sizeof(na));
 		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r,
-			 "window of %s %s (record %" PRIu64 ": valid from %s to %s)", t, why,
-			 a->cur.record, nb, na);
+			 "%s %s (record %" PRIu64 ": valid from %s to %s)", w, why, a->cur.record,
+			 nb, na);
 		a->cur_failed = true;
 	}
 	struct pc_verify_declared *s = a->nseen > 0 ? &a->seen[a->nseen - 1] : NULL;

@@ -78,21 +78,29 @@ struct decl {
 	struct pc_declaration d;
 };
 
+/* The same valid over [T0 + nb_ns, T0 + na_ns), bounds that need not be window boundaries. */
 static void
-declare(struct decl *x, const struct pc_signer_key *k, const struct pc_config *cfg,
-	const char *appliance, uint64_t nb, uint64_t na)
+declare_ns(struct decl *x, const struct pc_signer_key *k, const struct pc_config *cfg,
+	   const char *appliance, uint64_t nb_ns, uint64_t na_ns)
 {
 	char body[PC_DECL_BODY_MAX];
 
 	memset(x, 0, sizeof(*x));
 	snprintf(x->d.appliance_id, sizeof(x->d.appliance_id), "%s", appliance);
 	pc_config_digest(cfg, x->d.podmap_digest);
-	x->d.not_before_ns = T0 + nb * WIN;
-	x->d.not_after_ns = T0 + na * WIN;
+	x->d.not_before_ns = T0 + nb_ns;
+	x->d.not_after_ns = T0 + na_ns;
 	assert_true(pc_declaration_body(&x->d, body, sizeof(body)) > 0);
 	x->len = pc_test_sign_note(k, body, x->note, sizeof(x->note));
 	assert_true(x->len > 0);
 	pc_declaration_hash(x->note, x->len, x->hash);
+}
+
+static void
+declare(struct decl *x, const struct pc_signer_key *k, const struct pc_config *cfg,
+	const char *appliance, uint64_t nb, uint64_t na)
+{
+	declare_ns(x, k, cfg, appliance, nb * WIN, na * WIN);
 }
 
 /* ---- logs ---- */
@@ -100,9 +108,10 @@ declare(struct decl *x, const struct pc_signer_key *k, const struct pc_config *c
 static struct pc_record_pod pods[1];
 static struct pc_record_link links[1];
 
+/* A record of `type` at window w; a WINDOW covers `count` windows. */
 static void
-push(struct pc_test_log *lg, uint8_t type, const struct pc_config *cfg, uint64_t w,
-     const struct decl *x)
+push_n(struct pc_test_log *lg, uint8_t type, const struct pc_config *cfg, uint64_t w,
+       uint64_t count, const struct decl *x)
 {
 	struct pc_record r = { .type = type,
 			       .window_len_ns = WIN,
@@ -123,7 +132,7 @@ push(struct pc_test_log *lg, uint8_t type, const struct pc_config *cfg, uint64_t
 		r.pods = pods;
 	}
 	if (type == PC_REC_WINDOW) {
-		r.window_count = 1;
+		r.window_count = count;
 		r.nlinks = 1;
 		r.links = links;
 		snprintf(links[0].name, PC_ID_LEN, "up0");
@@ -134,6 +143,13 @@ push(struct pc_test_log *lg, uint8_t type, const struct pc_config *cfg, uint64_t
 		r.not_after_ns = x->d.not_after_ns;
 	}
 	pc_test_log_push(lg, &r);
+}
+
+static void
+push(struct pc_test_log *lg, uint8_t type, const struct pc_config *cfg, uint64_t w,
+     const struct decl *x)
+{
+	push_n(lg, type, cfg, w, 1, x);
 }
 
 /*
@@ -172,7 +188,7 @@ verify_all(const struct pc_test_log *lg, const struct decl *const *given, size_t
 
 	assert_non_null(v);
 	pc_verify_policy_init(&p);
-	p.now_ns = T0 + 1000 * WIN;
+	p.now_ns = T0 + 2000 * WIN;
 	pc_verify_set_policy(v, &p);
 	for (size_t i = 0; i < ngiven; i++) {
 		snprintf(path[i], sizeof(path[i]), "d%zu.sig", i);
@@ -403,6 +419,70 @@ windows_within_validity(void **state)
 	pc_test_log_free(&lg);
 }
 
+/* START(a) DECLARE(x), then one WINDOW of `count` windows from window 0. */
+static void
+merged(struct pc_test_log *lg, const struct decl *x, uint64_t count)
+{
+	memset(lg, 0, sizeof(*lg));
+	push(lg, PC_REC_START, &map_a, 0, NULL);
+	push(lg, PC_REC_DECLARE, &map_a, 0, x);
+	push_n(lg, PC_REC_WINDOW, &map_a, 0, count, NULL);
+}
+
+/*
+ * A record of several windows is judged by every window it covers, not by
+ * its first: each must start within the declaration's validity and within
+ * --max-map-age of its not-before.
+ */
+static void
+merged_windows_within_validity(void **state)
+{
+	struct decl da;
+	const struct decl *given[1] = { &da };
+	struct pc_test_log lg;
+
+	(void)state;
+	/* a day of windows in one record, beginning inside a declaration of 3 */
+	declare(&da, alice, &map_a, APP, 0, 3);
+	merged(&lg, &da, 1440);
+	fails_once(verify(&lg, given, 1, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 2,
+		   "window of 2027-01-01T00:03:00Z (of a record of 1440 windows from "
+		   "2027-01-01T00:00:00Z) after the declaration in force expired");
+	fails_once(verify(&lg, NULL, 0, NULL, 0, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 2,
+		   "after the declaration in force expired");
+	pc_test_log_free(&lg);
+	/* its 3 windows exactly: they hold */
+	merged(&lg, &da, 3);
+	struct pc_verify *v = verify(&lg, given, 1, &valice, 1, PC_VERIFY_UNLIMITED);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	assert_int_equal(pc_verify_declared_at(v, 0)->windows, 3);
+	pc_verify_free(v);
+	/* re-randomized every 2 windows: the record's third window is too old */
+	fails_once(verify(&lg, given, 1, &valice, 1, 2 * WIN), PC_VC_PODMAP, 2,
+		   "window of 2027-01-01T00:02:00Z (of a record of 3 windows from "
+		   "2027-01-01T00:00:00Z) under a declaration older than --max-map-age");
+	v = verify(&lg, given, 1, &valice, 1, 3 * WIN);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+
+	/*
+	 * A not-after inside a window: podcapd stops a second before it, so its
+	 * last window starts before it and may end after. That window holds, the
+	 * next does not.
+	 */
+	declare_ns(&da, alice, &map_a, APP, 0, 2 * WIN + 30 * NS);
+	merged(&lg, &da, 3);
+	v = verify(&lg, given, 1, &valice, 1, PC_VERIFY_UNLIMITED);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+	merged(&lg, &da, 4);
+	fails_once(verify(&lg, given, 1, &valice, 1, PC_VERIFY_UNLIMITED), PC_VC_PODMAP, 2,
+		   "window of 2027-01-01T00:03:00Z (of a record of 4 windows");
+	pc_test_log_free(&lg);
+}
+
 static void
 assignments(void **state)
 {
@@ -464,6 +544,7 @@ main(void)
 		cmocka_unit_test(honest_log_verifies),
 		cmocka_unit_test(forged_reload_is_refused),
 		cmocka_unit_test(windows_within_validity),
+		cmocka_unit_test(merged_windows_within_validity),
 		cmocka_unit_test(declare_sequence),
 		cmocka_unit_test(assignments),
 	};
