@@ -267,10 +267,18 @@ pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint
 	e->bytes += bytes;
 	e->at_ns = start + len;
 	e->at_real_ns = real_start + len;
-	v->env_window_seen = true;
-	v->env_window_real_ns = real_start;
 	if (e->level < 0)
 		note_over(e, index, start, start + len);
+}
+
+void
+pcv_env_window(struct pc_verify *v, const struct pc_record *r)
+{
+	uint64_t last = r->window_start_ns + (r->window_count - 1) * r->window_len_ns;
+
+	/* a record of several windows: podcapd ran into the last, the one a START counts from */
+	v->env_window_seen = true;
+	v->env_window_real_ns = sub0(last, v->skipped_ns);
 }
 
 /* The runs still open at the end of the log are over: report their worst interval. */

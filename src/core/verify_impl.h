@@ -206,7 +206,7 @@ struct pc_verify {
 	bool env_declared;               /* a START or RELOAD put pods in force ... */
 	uint64_t env_inforce;            /* ... this one */
 	bool env_window_seen;            /* a window was accounted for ... */
-	uint64_t env_window_real_ns;     /* ... the last starting here, in real time */
+	uint64_t env_window_real_ns;     /* ... its record's last starting here, in real time */
 
 	/* summaries */
 	struct podsum *pods;
@@ -337,6 +337,8 @@ void pcv_account_window(struct pc_verify *v, uint64_t index, const struct pc_rec
 /* Pod ps, direction d, passed `bytes` in the window [start, start + len) under (cap, burst). */
 void pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index,
 		  uint64_t start, uint64_t len, uint64_t bytes, uint64_t cap, uint64_t burst);
+/* A WINDOW accounted for: the real start of its last window, for the next START's buckets. */
+void pcv_env_window(struct pc_verify *v, const struct pc_record *r);
 /* A START or RELOAD the sequence accepted (its pods are in force, v->inforce_sum set). */
 void pcv_env_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r);
 /* At the end of the log: reports the worst interval of every run still open. */

@@ -221,5 +221,6 @@ pcv_account_window(struct pc_verify *v, uint64_t index, const struct pc_record *
 {
 	for (uint32_t i = 0; i < r->npods; i++)
 		account_pod(v, index, r, &r->pods[i], v->inforce_sum[i]);
+	pcv_env_window(v, r);
 	account_links(v, r);
 }

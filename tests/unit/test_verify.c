@@ -888,6 +888,54 @@ test_envelope(void **state)
 	pc_test_log_free(&lg);
 }
 
+/*
+ * A START after a WINDOW of several windows: the new podcapd's buckets were
+ * made after the old one exited, which was after the last window the record
+ * covers began, not its first. A pod whose cap earns less than its burst in
+ * a window may then hold cap x one window, not cap x the record's span.
+ */
+static void
+test_envelope_after_merged(void **state)
+{
+	static const char slow[] = "appliance:\n  id: " APP "\nwindow: 60s\n"
+				   "uplinks:\n  - name: up0\n    pod_port: 0000:3b:00.0\n"
+				   "    fabric_port: 0000:3b:00.1\n"
+				   "pods:\n  - id: pod-a\n    uplink: up0\n"
+				   "    cap: 8Mbps\n    burst: 100MB\n    mode: police\n";
+	struct pc_test_run o = { .vk = &vk_a };
+	struct pc_test_log lg;
+	struct gen g;
+	struct pc_record r;
+	struct pc_record_pod pods[1];
+	struct pc_record_link link = { .name = "up0" };
+
+	(void)state;
+	load_map(&g, slow);
+	const uint64_t window = full_window(&g, 0); /* 60 MB a window: less than the burst */
+	for (int over = 0; over <= 1; over++) {
+		memset(&lg, 0, sizeof(lg));
+		add_decl(&g, &lg, PC_REC_START, 0);
+		base(&g, &r, PC_REC_WINDOW, 0);
+		r.window_count = 3;
+		fill_pods(&g, &r, pods);
+		r.nlinks = 1;
+		r.links = &link;
+		pc_test_log_push(&lg, &r);
+		add_simple(&g, &lg, PC_REC_STOP, 3, 0);
+		add_decl(&g, &lg, PC_REC_START, 3);
+		/* what one window since window 2 began earned, and this window's */
+		add_window(&g, &lg, 3, 100, window + (uint64_t)over);
+		struct pc_verify *v = pc_test_verify_signed(&o, key_a, &lg);
+		if (over)
+			expect_fail(v, PC_VC_ENVELOPE, 4);
+		else
+			expect_ok(v);
+		pc_verify_free(v);
+		pc_test_log_free(&lg);
+	}
+	pc_config_free(&g.cfg);
+}
+
 static void
 add_clock(const struct gen *g, struct pc_test_log *lg, uint64_t w, uint64_t elapsed_ns,
 	  int64_t step_ns)
@@ -1790,6 +1838,7 @@ main(void)
 		cmocka_unit_test(test_rollback_and_fork),
 		cmocka_unit_test(test_consistency_proof),
 		cmocka_unit_test(test_envelope),
+		cmocka_unit_test(test_envelope_after_merged),
 		cmocka_unit_test(test_clock_steps),
 		cmocka_unit_test(test_podmap),
 		cmocka_unit_test(test_sequence_rules),
