@@ -97,10 +97,8 @@ void
 pcv_time_record(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 {
 	char at[PC_UTC_LEN], now[PC_UTC_LEN], skew[DURATION_LEN];
-	uint64_t end = r->window_start_ns;
-
-	if (r->type == PC_REC_WINDOW || r->type == PC_REC_GAP)
-		end += r->window_count * r->window_len_ns;   /* decoded: cannot overflow */
+	/* a record ends where the windows it covers end (WINDOW, GAP and OBSERVE; others cover none) */
+	uint64_t end = r->window_start_ns + r->window_count * r->window_len_ns; /* decoded */
 	if (end <= latest(v) && r->time_ns <= latest(v))
 		return;
 	pc_utc_format(end > latest(v) ? end : r->time_ns, at, sizeof(at));

@@ -428,6 +428,14 @@ test_time_ahead(void **state)
 		every_split(&g, &b.lg);
 		pc_test_log_free(&b.lg);
 	}
+	/* a tap's OBSERVE ends where its windows end, as a WINDOW does, not where they start */
+	running(&b, &map_a, 1);
+	add(&b, PC_REC_GAP, 1, last - 2);
+	rec(&b, PC_REC_OBSERVE, last - 1, 2)->side = PC_ROLE_POD_TAP;
+	b.r.time_ns = NOW;
+	push(&b);
+	refused(&g, &b.lg, PC_VC_TIME, 3, "its window ends at 2024-01-01T16:41:00Z");
+	pc_test_log_free(&b.lg);
 	running(&b, &map_a, 1);
 	rec(&b, PC_REC_WINDOW, 1, 1)->time_ns = NOW + SKEW + 1;
 	push(&b);
