@@ -97,7 +97,8 @@ struct pc_dpdk {
 struct pc_witness_cfg {
 	char url[256];              /* submission prefix: http://host:port */
 	struct pc_verifier_key key; /* the witness's cosigner key (type 0x04) */
-	struct pc_mark mark;
+	char ca[PC_PATH_LEN];       /* https: the CA (PEM) its certificate chains to; "" system's */
+	struct pc_mark mark, ca_mark;
 };
 struct pc_witnesses {
 	unsigned n;

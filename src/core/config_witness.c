@@ -5,6 +5,7 @@
  *
  *   - url: http://witness.example:7380     (the submission prefix)
  *     key: witness.example/w1+416d5874+BFvi...   (its cosigner key, type 0x04)
+ *     ca: /etc/podcap/tls/witness-ca.crt   (https only: the CA its certificate chains to)
  *
  * How podcapd runs, not what it enforces: not in the canonical form.
  */
@@ -45,9 +46,25 @@ witness_key(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
+static int
+witness_ca(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+{
+	struct pc_witness_cfg *w = dst;
+	const char *s;
+
+	if (cfg_get_scalar(c, f, v, &s) < 0)
+		return -1;
+	if (strlen(s) >= sizeof(w->ca))
+		return cfg_fail_value(c, f->key, v, "too long");
+	strcpy(w->ca, s);
+	w->ca_mark = cfg_mark_of(v);
+	return 0;
+}
+
 static const struct field witness_fields[] = {
 	{ "url", witness_url, 0, 0, true, NULL, NULL },
 	{ "key", witness_key, 0, 0, true, NULL, NULL },
+	{ "ca", witness_ca, 0, 0, false, NULL, NULL },
 	{ NULL, NULL, 0, 0, false, NULL, NULL },
 };
 
@@ -77,6 +94,10 @@ cfg_handle_witnesses(struct ctx *c, const struct field *f, yaml_node_t *v, void 
 		snprintf(where, sizeof(where), "in witnesses[%u]", i);
 		if (cfg_parse_mapping(c, item, where, witness_fields, w) < 0)
 			return -1;
+		/* a CA for plain HTTP would read as protection that is not there */
+		if (w->ca[0] != '\0' && strncmp(w->url, "https://", 8) != 0)
+			return cfg_fail_at(c, w->ca_mark, "witnesses[%u].ca is for an https:// url",
+					   i);
 		for (j = 0; j < i; j++)
 			if (strcmp(ws->w[j].key.name, w->key.name) == 0)
 				return cfg_fail_at(c, w->mark, "witness %s is declared twice",

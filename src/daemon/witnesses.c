@@ -221,6 +221,7 @@ pc_witnesses_start(const struct pc_witnesses *cfg, struct pc_ledger *ledger)
 			return -1;
 		}
 		w->client.stop = &ws.stop;
+		snprintf(w->client.ca, sizeof(w->client.ca), "%s", cfg->w[i].ca);
 		ws.n = i + 1;
 		if (pthread_create(&w->thread, NULL, witness_thread, w) != 0) {
 			PC_LOG(ERR, "witness %s: cannot start its thread\n", w->st.name);

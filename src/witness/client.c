@@ -104,6 +104,10 @@ post(struct pc_wclient *c, const char *body, size_t len, struct answer *a, char 
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_err);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* a witness the log cannot authenticate could be anyone's: refuse it, never below 1.2 */
+	curl_easy_setopt(h, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
+	if (c->ca[0] != '\0')
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, c->stop == NULL ? 1L : 0L);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)(uintptr_t)c->stop);

@@ -31,6 +31,7 @@ struct pc_wclient {
 	uint64_t size;             /* the size the witness is believed to hold */
 	long timeout_ms;           /* for a whole request */
 	const int *stop;           /* when set and non-zero, a request in flight ends */
+	char ca[4096];             /* https: the CA file its certificate chains to; "" system's */
 	void *curl;                /* one handle, kept alive between submissions */
 };
 

@@ -839,6 +839,8 @@ test_witnesses(void **state)
 	assert_int_equal(a.witnesses.w[0].key.id, 0x918b6299);
 	assert_string_equal(a.witnesses.w[1].url, "https://witness.example/");
 	assert_int_equal(a.witnesses.w[1].key.id, 0xe22c9da6);
+	assert_string_equal(a.witnesses.w[0].ca, "");
+	assert_string_equal(a.witnesses.w[1].ca, "/etc/podcap/tls/witness-ca.crt");
 	pc_config_digest(&a, da);
 	pc_config_digest(&b, db);
 	assert_memory_equal(da, db, PC_DIGEST_LEN);
