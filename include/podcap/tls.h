@@ -26,6 +26,13 @@ struct pc_tls;
  * (file:line:col of the pod map). The set holds one reference.
  */
 struct pc_tls *pc_tls_load(const struct pc_config *cfg, struct pc_error *err);
+/*
+ * The same from paths, for podcap-witness: TLS 1.3 only; with client_ca
+ * (NULL or "" for none) clients are asked for a certificate, and there are
+ * no rules (pc_http_access_decide is not for it). NULL with err set.
+ */
+struct pc_tls *pc_tls_load_files(const char *cert, const char *key, const char *client_ca,
+				 struct pc_error *err);
 /* One more reference to t; returns t. Thread-safe, as pc_tls_put. */
 struct pc_tls *pc_tls_get(struct pc_tls *t);
 /* Drops one; the last frees the set and wipes its key. NULL is ignored. */

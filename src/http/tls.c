@@ -35,36 +35,36 @@ struct pc_tls {
 	struct pc_access rules;
 };
 
-static int
-fail_at(const struct pc_config *cfg, struct pc_mark m, struct pc_error *err)
-{
-	return pc_config_error_at(cfg, m, err);
-}
+/* Which of the files or strings a load failed on, for the pod map's position. */
+enum part {
+	PART_CERTIFICATE,
+	PART_KEY,
+	PART_CLIENT_CA,
+	PART_PRIORITIES
+};
 
-/* A whole PEM file; NULL with the error placed at m. */
+/* A whole PEM file, or NULL with err set. */
 static char *
-read_pem(const struct pc_config *cfg, const char *what, const char *path, struct pc_mark m,
-	 size_t *len, struct pc_error *err)
+read_pem(const char *what, const char *path, size_t *len, struct pc_error *err)
 {
 	char *text = pc_read_file(path, PEM_MAX, len);
 
-	if (text == NULL) {
+	if (text == NULL)
 		pc_error_errno(err, "cannot read the %s %s", what, path);
-		fail_at(cfg, m, err);
-	}
 	return text;
 }
 
 static int
-load_pair(struct pc_tls *t, const struct pc_config *cfg, struct pc_error *err)
+load_pair(struct pc_tls *t, const char *cert, const char *key, enum part *bad, struct pc_error *err)
 {
-	const struct pc_tls_cfg *c = &cfg->tls;
 	size_t clen;
 
-	t->cert_pem = read_pem(cfg, "certificate", c->certificate, c->certificate_mark, &clen, err);
+	*bad = PART_CERTIFICATE;
+	t->cert_pem = read_pem("certificate", cert, &clen, err);
 	if (t->cert_pem == NULL)
 		return -1;
-	t->key_pem = read_pem(cfg, "key", c->key, c->key_mark, &t->key_len, err);
+	*bad = PART_KEY;
+	t->key_pem = read_pem("key", key, &t->key_len, err);
 	if (t->key_pem == NULL)
 		return -1;
 	gnutls_datum_t cd = { (unsigned char *)t->cert_pem, (unsigned)clen };
@@ -73,59 +73,52 @@ load_pair(struct pc_tls *t, const struct pc_config *cfg, struct pc_error *err)
 	    gnutls_certificate_set_x509_key_mem2(t->cred, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
 	if (rc < 0) {
 		/* a key that is not the certificate's reads as a refused key */
-		pc_error_set(err, "GnuTLS refuses the certificate %s with the key %s: %s",
-			     c->certificate, c->key, gnutls_strerror(rc));
-		return fail_at(cfg,
-			       rc == GNUTLS_E_CERTIFICATE_KEY_MISMATCH ? c->key_mark
-								       : c->certificate_mark,
-			       err);
+		*bad = rc == GNUTLS_E_CERTIFICATE_KEY_MISMATCH ? PART_KEY : PART_CERTIFICATE;
+		return pc_error_set(err, "GnuTLS refuses the certificate %s with the key %s: %s",
+				    cert, key, gnutls_strerror(rc));
 	}
 	return 0;
 }
 
 static int
-load_client_ca(struct pc_tls *t, const struct pc_config *cfg, struct pc_error *err)
+load_client_ca(struct pc_tls *t, const char *ca, struct pc_error *err)
 {
-	const struct pc_tls_cfg *c = &cfg->tls;
 	size_t len;
 	char *pem;
 
-	if (c->client_ca[0] == '\0')
+	if (ca == NULL || ca[0] == '\0')
 		return 0;
-	pem = read_pem(cfg, "client CA", c->client_ca, c->client_ca_mark, &len, err);
+	pem = read_pem("client CA", ca, &len, err);
 	if (pem == NULL)
 		return -1;
 	gnutls_datum_t d = { (unsigned char *)pem, (unsigned)len };
 	int n = gnutls_certificate_set_x509_trust_mem(t->cred, &d, GNUTLS_X509_FMT_PEM);
 	free(pem);
-	if (n <= 0) {
-		pc_error_set(err, "no CA certificate GnuTLS accepts in %s%s%s", c->client_ca,
-			     n < 0 ? ": " : "", n < 0 ? gnutls_strerror(n) : "");
-		return fail_at(cfg, c->client_ca_mark, err);
-	}
+	if (n <= 0)
+		return pc_error_set(err, "no CA certificate GnuTLS accepts in %s%s%s", ca,
+				    n < 0 ? ": " : "", n < 0 ? gnutls_strerror(n) : "");
 	t->ask = true;
-	t->rules = cfg->access;
 	return 0;
 }
 
 static int
-load_priorities(struct pc_tls *t, const struct pc_config *cfg, struct pc_error *err)
+load_priorities(struct pc_tls *t, const char *prio, struct pc_error *err)
 {
 	const char *where = NULL;
-	int rc = gnutls_priority_init(&t->prio, cfg->tls.priorities, &where);
+	int rc = gnutls_priority_init(&t->prio, prio, &where);
 
 	if (rc < 0) {
 		t->prio = NULL;
-		pc_error_set(err, "GnuTLS refuses the priorities at '%.40s': %s",
-			     where != NULL ? where : cfg->tls.priorities, gnutls_strerror(rc));
-		return fail_at(cfg, cfg->tls.priorities_mark, err);
+		return pc_error_set(err, "GnuTLS refuses the priorities at '%.40s': %s",
+				    where != NULL ? where : prio, gnutls_strerror(rc));
 	}
-	snprintf(t->priorities, sizeof(t->priorities), "%s", cfg->tls.priorities);
+	snprintf(t->priorities, sizeof(t->priorities), "%s", prio);
 	return 0;
 }
 
-struct pc_tls *
-pc_tls_load(const struct pc_config *cfg, struct pc_error *err)
+static struct pc_tls *
+load(const char *cert, const char *key, const char *ca, const char *prio, enum part *bad,
+     struct pc_error *err)
 {
 	struct pc_tls *t = calloc(1, sizeof(*t));
 
@@ -139,12 +132,42 @@ pc_tls_load(const struct pc_config *cfg, struct pc_error *err)
 		pc_error_set(err, "tls: out of memory");
 		return NULL;
 	}
-	if (load_pair(t, cfg, err) != 0 || load_client_ca(t, cfg, err) != 0 ||
-	    load_priorities(t, cfg, err) != 0) {
+	if (load_pair(t, cert, key, bad, err) != 0 ||
+	    (*bad = PART_CLIENT_CA, load_client_ca(t, ca, err)) != 0 ||
+	    (*bad = PART_PRIORITIES, load_priorities(t, prio, err)) != 0) {
 		pc_tls_put(t);
 		return NULL;
 	}
 	return t;
+}
+
+struct pc_tls *
+pc_tls_load(const struct pc_config *cfg, struct pc_error *err)
+{
+	const struct pc_tls_cfg *c = &cfg->tls;
+	const struct pc_mark at[] = {
+		[PART_CERTIFICATE] = c->certificate_mark,
+		[PART_KEY] = c->key_mark,
+		[PART_CLIENT_CA] = c->client_ca_mark,
+		[PART_PRIORITIES] = c->priorities_mark,
+	};
+	enum part bad = PART_CERTIFICATE;
+	struct pc_tls *t = load(c->certificate, c->key, c->client_ca, c->priorities, &bad, err);
+
+	if (t == NULL) {
+		pc_config_error_at(cfg, at[bad], err);
+		return NULL;
+	}
+	t->rules = cfg->access;
+	return t;
+}
+
+struct pc_tls *
+pc_tls_load_files(const char *cert, const char *key, const char *client_ca, struct pc_error *err)
+{
+	enum part bad;
+
+	return load(cert, key, client_ca, PC_TLS_DEFAULT_PRIORITIES, &bad, err);
 }
 
 struct pc_tls *

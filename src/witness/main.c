@@ -29,6 +29,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: podcap-witness --key FILE --state DIR --log [ORIGIN=]VKEY-FILE... "
 		"[--listen ADDR:PORT]\n"
+		"                      [--tls-cert FILE --tls-key FILE [--client-ca FILE]]\n"
 		"       podcap-witness --key FILE --print-key\n"
 		"\n"
 		"A C2SP tlog-witness: answers POST /add-checkpoint for the logs given, and\n"
@@ -45,6 +46,11 @@ usage(FILE *f)
 		"                        have it). Repeatable, up to %d logs.\n"
 		"  -L, --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN "; port 0:\n"
 		"                        any free port, printed at start)\n"
+		"  --tls-cert FILE, --tls-key FILE\n"
+		"                        serve over TLS (1.3 only) with this certificate and\n"
+		"                        key (PEM)\n"
+		"  --client-ca FILE      with TLS: only clients with a certificate of this CA\n"
+		"                        may submit; others get 403\n"
 		"  -p, --print-key       print the witness's cosigner verifier key (type 0x04),\n"
 		"                        which logs and verifiers configure, and exit\n"
 		"  --version             print the version and the build id (BLAKE2b-256 of\n"
@@ -57,6 +63,7 @@ usage(FILE *f)
 
 struct options {
 	const char *key, *state, *listen;
+	const char *tls_cert, *tls_key, *client_ca;
 	const char *logs[WITNESS_MAX_LOGS];
 	size_t nlogs;
 	int print_key;
@@ -67,10 +74,17 @@ static int
 parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option opts[] = {
-		{ "key", required_argument, NULL, 'k' }, { "state", required_argument, NULL, 's' },
-		{ "log", required_argument, NULL, 'l' }, { "listen", required_argument, NULL, 'L' },
-		{ "print-key", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },   { NULL, 0, NULL, 0 },
+		{ "key", required_argument, NULL, 'k' },
+		{ "state", required_argument, NULL, 's' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "listen", required_argument, NULL, 'L' },
+		{ "print-key", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "tls-cert", required_argument, NULL, 'C' },
+		{ "tls-key", required_argument, NULL, 'K' },
+		{ "client-ca", required_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct pc_error err;
 	int c;
@@ -98,6 +112,15 @@ parse_options(int argc, char **argv, struct options *o)
 		case 'p':
 			o->print_key = 1;
 			break;
+		case 'C':
+			o->tls_cert = optarg;
+			break;
+		case 'K':
+			o->tls_key = optarg;
+			break;
+		case 'A':
+			o->client_ca = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -112,7 +135,9 @@ parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind != argc || o->key == NULL ||
-	    (!o->print_key && (o->state == NULL || o->nlogs == 0))) {
+	    (!o->print_key && (o->state == NULL || o->nlogs == 0)) ||
+	    (o->tls_cert == NULL) != (o->tls_key == NULL) ||
+	    (o->client_ca != NULL && o->tls_cert == NULL)) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -220,6 +245,14 @@ main(int argc, char **argv)
 		rc = print_key(w.key);
 		goto out;
 	}
+	if (o.tls_cert != NULL) {
+		w.tls = pc_tls_load_files(o.tls_cert, o.tls_key, o.client_ca, &err);
+		if (w.tls == NULL) {
+			fprintf(stderr, "podcap-witness: %s\n", err.msg);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
 	rc = EXIT_FAILURE;
 	pthread_mutex_init(&w.lock, NULL);
 	if (witness_state_open(&w, o.state, &err) != 0)
@@ -232,6 +265,7 @@ main(int argc, char **argv)
 fail:
 	fprintf(stderr, "podcap-witness: %s\n", err.msg);
 out:
+	pc_tls_put(w.tls);
 	pc_signer_key_free(w.key);
 	return rc;
 }

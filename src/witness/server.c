@@ -74,6 +74,10 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "add-checkpoint is a POST\n");
 	if (u == NULL) {
+		const char *refused = witness_tls_refused(s->w, c);
+
+		if (refused != NULL)
+			return send_text(c, MHD_HTTP_FORBIDDEN, refused);
 		u = calloc(1, sizeof(*u));
 		if (u == NULL)
 			return MHD_NO;
@@ -109,6 +113,7 @@ struct witness_server *
 witness_serve(struct witness *w, const char *listen, struct pc_error *err)
 {
 	struct witness_server *s;
+	struct MHD_OptionItem tls[8];
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
@@ -129,13 +134,15 @@ witness_serve(struct witness *w, const char *listen, struct pc_error *err)
 		flags |= MHD_USE_EPOLL;
 	if (v6)
 		flags |= MHD_USE_IPv6;
+	tls[witness_tls_options(w, tls, &flags)] =
+	    (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	errno = 0;
 	s->d = MHD_start_daemon(
 	    flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)POOL_THREADS, MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned int)MAX_PER_CLIENT, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT,
-	    MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (s->d == NULL) {
 		pc_error_set(err, "cannot listen on %s: %s", listen,
 			     errno != 0 ? strerror(errno) : "libmicrohttpd failed to start");

@@ -13,6 +13,7 @@
 #include "podcap/error.h"
 #include "podcap/keys.h"
 #include "podcap/tlog_witness.h"
+#include "podcap/tls.h"
 
 #define WITNESS_MAX_LOGS 64
 
@@ -27,12 +28,20 @@ struct witness {
 	 * a log back (tlog-witness, "checking ... must be performed atomically").
 	 */
 	pthread_mutex_t lock;
+	struct pc_tls *tls; /* --tls-cert, --tls-key, --client-ca; NULL for plain HTTP */
 };
 
 /* state.c: one file per log, "log-<hex SHA-256 of the origin>", replaced atomically. */
 int witness_state_open(struct witness *w, const char *dir, struct pc_error *err);
 int witness_state_load(struct witness *w, struct pc_witness_log *l, struct pc_error *err);
 int witness_state_store(struct witness *w, const struct pc_witness_log *l, struct pc_error *err);
+
+/* tls.c: w->tls's options into o[] (and MHD_USE_TLS into *flags): how many, 0 without. */
+struct MHD_OptionItem;
+struct MHD_Connection;
+size_t witness_tls_options(struct witness *w, struct MHD_OptionItem *o, unsigned *flags);
+/* The 403 body for a client --client-ca does not vouch for, or NULL to serve it. */
+const char *witness_tls_refused(struct witness *w, struct MHD_Connection *c);
 
 /* server.c: libmicrohttpd serving POST /add-checkpoint. */
 struct witness_server;

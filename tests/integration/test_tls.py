@@ -15,6 +15,8 @@ by its key). Python's ssl and curl are the independent clients:
 - podcap-verify with the verifier's certificate pulls the log over https
   and verifies it; with --pin of another key, or without --ca, it refuses
   the server;
+- podcapd submits its checkpoints to a podcap-witness served over TLS,
+  holding it to the CA of appliance.witnesses[].ca;
 - new certificate files on SIGHUP under traffic serve the connections made
   after it while every window is still recorded (the ledger verifies, its
   window labels follow each other); a bad file on SIGHUP is refused with
@@ -41,6 +43,7 @@ from tlsca import CA, spki_sha256  # noqa: E402
 PODCAPD = os.environ.get("PODCAPD") or sys.argv[1]
 KEYGEN = os.environ.get("PODCAP_KEYGEN") or sys.argv[2]
 VERIFY = os.environ.get("PODCAP_VERIFY") or sys.argv[3]
+WITNESS = os.environ.get("PODCAP_WITNESS") or sys.argv[4]
 PROMTOOL = os.environ.get("PROMTOOL") or shutil.which("promtool") or "/usr/bin/promtool"
 
 TLS = """\
@@ -55,6 +58,13 @@ TLS = """\
       routes: [metrics]
     - client: "CN=inspector,O=Podcap Test Site"
       routes: [log, attest]
+"""
+
+WITNESSES = """\
+  witnesses:
+    - url: https://127.0.0.1:{port}
+      key: {key}
+      ca: {d}/ca.crt
 """
 
 MAP = """\
@@ -240,6 +250,66 @@ def check_start_errors(check, d, conf):
           f"--check-config reads the TLS files too ({r.returncode})")
 
 
+def start_witness(d, pd, name="witness", extra=()):
+    """podcap-witness over TLS for podcapd's log: (process, port, its cosigner key line)."""
+    if not os.path.exists(f"{d}/witness.key"):
+        subprocess.run([KEYGEN, "--out", f"{d}/witness.key", "--name", "witness.test/w1"],
+                       check=True, stdout=subprocess.DEVNULL)
+    wkey = subprocess.run([WITNESS, "--key", f"{d}/witness.key", "--print-key"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    err = open(f"{d}/{name}.log", "w")
+    w = subprocess.Popen([WITNESS, "--key", f"{d}/witness.key", "--state", f"{d}/{name}-state",
+                          "--log", pd.key + ".pub", "--listen", "127.0.0.1:0",
+                          "--tls-cert", f"{d}/server.crt", "--tls-key", f"{d}/server.key",
+                          *extra], stderr=err)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        m = re.search(r"listening on port (\d+)", open(f"{d}/{name}.log").read())
+        if m:
+            return w, int(m[1]), wkey
+        time.sleep(0.05)
+    return w, None, wkey
+
+
+def check_witness(check, d, port, wport):
+    """podcapd's submissions reach the TLS witness with the pod map's CA; others are refused."""
+    deadline = time.time() + 15
+    body = b""
+    while time.time() < deadline:
+        _, body, _ = request(port, context(d, "verifier"), "/v1/checkpoint")
+        if "\u2014 witness.test/w1 ".encode() in body:
+            break
+        time.sleep(0.3)
+    check("\u2014 witness.test/w1 ".encode() in body,
+          "podcapd submits to an https:// witness with its CA, and serves the cosignature")
+    r = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-X", "POST",
+                        f"https://127.0.0.1:{wport}/add-checkpoint"], capture_output=True, timeout=30)
+    check(r.returncode == 60, f"a client that does not trust the witness's CA refuses it ({r.returncode})")
+
+
+def check_witness_client_ca(check, d, pd):
+    """--client-ca: a submitter without a certificate of that CA is refused with 403."""
+    w, port, _ = start_witness(d, pd, "witness-ca", ["--client-ca", f"{d}/ca.crt"])
+    url = f"https://127.0.0.1:{port}/add-checkpoint"
+
+    def post(*cert):
+        r = subprocess.run(["curl", "-sS", "--cacert", f"{d}/ca.crt", *cert, "-X", "POST",
+                            "--data-binary", "x", "-o", "-", "-w", "\n%{http_code}", url],
+                           capture_output=True, text=True, timeout=30)
+        return r.stdout
+    for what, cert in [("none", []), ("another CA's",
+                       ["--cert", f"{d}/unknown.crt", "--key", f"{d}/unknown.key"]),
+                       ("an expired", ["--cert", f"{d}/expired.crt", "--key", f"{d}/expired.key"])]:
+        out = post(*cert)
+        check(out.endswith("\n403") and "forbidden" in out,
+              f"--client-ca: a submitter with {what} certificate gets 403 ({out.strip()!r})")
+    out = post("--cert", f"{d}/verifier.crt", "--key", f"{d}/verifier.key")
+    check(not out.endswith("403") and out.rsplit("\n", 1)[-1].isdigit(),
+          f"--client-ca: one of its certificates is heard ({out.strip()!r})")
+    w.terminate()
+    w.wait(timeout=10)
+
+
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="podcap-tls-") as d:
@@ -248,8 +318,10 @@ def main():
         write_pcap(f"{d}/empty.pcap", [])
         write_pcap(f"{d}/pod.pcap", [eth(ETH_IPV4, ipv4_packet("10.0.0.1", "10.0.0.200", 1000))] * 8)
         pd = Podcapd(PODCAPD, KEYGEN, d, "tls")
+        witness, wport, wkey = start_witness(d, pd)
+        check(wport is not None, "podcap-witness listens over TLS")
         conf = (pd.appliance_yaml() + TLS.format(d=d, prom_key=spki_sha256(f"{d}/prom.crt")) +
-                MAP.format(d=d, pid=os.getpid()))
+                WITNESSES.format(d=d, port=wport, key=wkey) + MAP.format(d=d, pid=os.getpid()))
         pd.write_config(conf)
         check_start_errors(check, d, conf)
         if not check(pd.start(), "podcapd starts with TLS"):
@@ -257,6 +329,8 @@ def main():
             return check.finish()
         port = pd.port()
         time.sleep(2.5)
+        check_witness(check, d, port, wport)
+        check_witness_client_ca(check, d, pd)
         check_refusals(check, d, port)
         check_curl(check, d, port)
         check_verifier(check, pd, d, port)
@@ -265,6 +339,8 @@ def main():
         check(pd.proc.poll() is None, "podcapd kept running")
         rc = pd.stop()
         check(rc == 0, f"podcapd exits 0 ({rc})")
+        witness.terminate()
+        witness.wait(timeout=10)
         # no time the ledger does not account for, across both SIGHUPs
         r = subprocess.run([VERIFY, "--key", pd.key + ".pub", "--ledger", pd.ledger, "--json",
                             "--max-unaccounted", "0s"], capture_output=True, text=True)
