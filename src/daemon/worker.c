@@ -63,36 +63,44 @@ tx_port(const struct pc_table *t, unsigned u, enum pc_dir d)
 }
 
 /*
- * Sends what is staged for uplink u in direction d. A frame counts as passed
- * only once the port has taken it; what the port refuses was still charged
- * to the bucket and is counted as dropped with reason tx_full.
+ * Sends pkts[0..n), frame i of pod[i] and len[i] bytes, on queue q of port,
+ * and counts them: a frame counts as passed only once the port has taken it;
+ * what the port refuses was still charged to the bucket and is counted as
+ * dropped with reason tx_full.
  */
+static inline void
+send_counted(struct pc_worker *w, enum pc_dir d, uint16_t port, uint16_t q, struct rte_mbuf **pkts,
+	     const uint32_t *pod, const uint32_t *len, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(port, q, pkts, n);
+	if (unlikely(sent < n))
+		sent += rte_eth_tx_burst(port, q, pkts + sent, n - sent);
+	/* one counter update per run of one pod's frames */
+	for (uint16_t i = 0; i < sent;) {
+		uint32_t p = pod[i];
+		uint64_t bytes = 0;
+		uint16_t j = i;
+		do
+			bytes += len[j++];
+		while (j < sent && pod[j] == p);
+		count_pass_run(w, p, d, j - i, bytes);
+		i = j;
+	}
+	for (uint16_t i = sent; i < n; i++) {
+		count_pod_drop(w, pod[i], d, PC_DROP_TX_FULL, len[i]);
+		rte_pktmbuf_free(pkts[i]);
+	}
+}
+
+/* Sends what is staged for uplink u in direction d (send_counted). */
 static void
 tx_flush(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d)
 {
 	struct pc_tx_stage *st = &w->tx[u][d];
 	if (st->n == 0)
 		return;
-	uint16_t port = tx_port(t, u, d);
-	uint16_t q = (uint16_t)w->queue[u];
-	uint16_t sent = rte_eth_tx_burst(port, q, st->pkts, st->n);
-	if (unlikely(sent < st->n))
-		sent += rte_eth_tx_burst(port, q, st->pkts + sent, st->n - sent);
-	/* one counter update per run of one pod's frames */
-	for (uint16_t i = 0; i < sent;) {
-		uint32_t pod = st->pod[i];
-		uint64_t bytes = 0;
-		uint16_t j = i;
-		do
-			bytes += st->len[j++];
-		while (j < sent && st->pod[j] == pod);
-		count_pass_run(w, pod, d, j - i, bytes);
-		i = j;
-	}
-	for (uint16_t i = sent; i < st->n; i++) {
-		count_pod_drop(w, st->pod[i], d, PC_DROP_TX_FULL, st->len[i]);
-		rte_pktmbuf_free(st->pkts[i]);
-	}
+	send_counted(w, d, tx_port(t, u, d), (uint16_t)w->queue[u], st->pkts, st->pod, st->len,
+		     st->n);
 	st->n = 0;
 }
 
@@ -216,72 +224,109 @@ stage_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir
 
 /*
  * Frames i..j-1, all of one pod, passed with one bucket decision when every
- * one of them would pass (pc_bucket_admit_run). False, with nothing taken,
- * when they do not pass whole, have no pod, or the pod is under the window
- * promise: the caller then admits them one by one.
+ * one of them would pass (pc_bucket_admit_run): true with their tokens
+ * taken. False, with nothing taken, when they do not pass whole, have no
+ * pod, or the pod is under the window promise: the caller then admits them
+ * one by one.
  */
 static inline bool
-admit_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
-	  struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t i, uint16_t j,
-	  uint64_t now)
+pass_run(const struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	 const struct pc_burst_class *c, uint16_t i, uint16_t j, uint64_t now)
 {
 	int32_t pod = c->pod[i];
 	if (pod < 0)
 		return false;
+	if (unlikely(t->uplinks[u].nqueues > 1)) {
+		/* a shared uplink: passed at once when this worker's lease covers them */
+		uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
+		return pc_lease_admit_run(&w->leases[idx], &t->budgets[idx], run_bytes(c, i, j));
+	}
 	struct pc_shaper *s = &t->shapers[(uint32_t)pod * PC_DIR_COUNT + d];
-	if ((t->uplinks[u].windowed && s->window != NULL) ||
-	    !pc_bucket_admit_run(&s->bucket, now, run_bytes(c, i, j)))
-		return false;
-	stage_run(w, t, u, d, pkts, c, i, j);
-	return true;
-}
-
-/* Frames i..j-1 of one pod on a shared uplink, passed at once when the lease covers them. */
-static inline bool
-admit_shared_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
-		 struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t i, uint16_t j)
-{
-	int32_t pod = c->pod[i];
-	if (pod < 0)
-		return false;
-	uint32_t idx = (uint32_t)pod * PC_DIR_COUNT + d;
-	if (!pc_lease_admit_run(&w->leases[idx], &t->budgets[idx], run_bytes(c, i, j)))
-		return false;
-	stage_run(w, t, u, d, pkts, c, i, j);
-	return true;
+	return !(t->uplinks[u].windowed && s->window != NULL) &&
+	       pc_bucket_admit_run(&s->bucket, now, run_bytes(c, i, j));
 }
 
 /*
- * A burst classified as a whole, then admitted frame by frame in arrival
- * order, with every bucket and counter line it will touch already loading.
+ * The frames of a burst that all passed, sent from the RX array itself: the
+ * common case (the pods under their caps) costs no copy into the TX stage
+ * and no second pass over it. Only when nothing is staged for the same port
+ * before them, so that frames leave in the order they were admitted.
+ */
+static inline bool
+send_whole(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	   struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t n)
+{
+	if (w->tx[u][d].n != 0)
+		return false;
+	/* a passed frame's pod is not negative: the same integers as the stage's */
+	send_counted(w, d, tx_port(t, u, d), (uint16_t)w->queue[u], pkts,
+		     (const uint32_t *)c->pod, c->len, n);
+	return true;
+}
+
+/* Frames i..j-1, admitted one at a time. */
+static inline void
+admit_each(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	   struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t i, uint16_t j,
+	   uint64_t now)
+{
+	bool shared = t->uplinks[u].nqueues > 1;
+
+	for (uint16_t k = i; k < j; k++) {
+		if (unlikely(shared))
+			admit_shared(w, t, u, d, pkts[k], c->len[k], c->pod[k],
+				     (enum pc_link_drop)c->why[k], now);
+		else
+			admit(w, t, u, d, pkts[k], c->len[k], c->pod[k],
+			      (enum pc_link_drop)c->why[k], now);
+	}
+}
+
+/*
+ * The frames of a burst from the run i..j-1 on, which did not pass whole:
+ * that run one frame at a time, each later run whole where it passes.
+ */
+static void
+admit_rest(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
+	   struct rte_mbuf **pkts, const struct pc_burst_class *c, uint16_t i, uint16_t j,
+	   uint16_t n, uint64_t now)
+{
+	while (i < n) {
+		admit_each(w, t, u, d, pkts, c, i, j, now);
+		for (i = j; i < n; i = j) {
+			j = run_end(c, i, n);
+			if (!pass_run(w, t, u, d, c, i, j, now))
+				break;
+			stage_run(w, t, u, d, pkts, c, i, j);
+		}
+	}
+}
+
+/*
+ * A burst classified as a whole, then admitted in arrival order, with every
+ * bucket and counter line it will touch already loading: each run of one
+ * pod's frames with one decision where it passes whole, and a burst that
+ * passes whole sent as it was received (send_whole).
  */
 static void
 admit_burst(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
 	    struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 {
 	struct pc_burst_class c;
+	uint16_t i, j = 0;
 
 	pc_burst_classify(t, u, d, pkts, n, &c);
 	pc_burst_prefetch(t, u, w, d, &c, n);
-	if (unlikely(t->uplinks[u].nqueues > 1)) {
-		for (uint16_t i = 0; i < n;) {
-			uint16_t j = run_end(&c, i, n);
-			if (!admit_shared_run(w, t, u, d, pkts, &c, i, j))
-				for (uint16_t k = i; k < j; k++)
-					admit_shared(w, t, u, d, pkts[k], c.len[k], c.pod[k],
-						     (enum pc_link_drop)c.why[k], now);
-			i = j;
-		}
+	for (i = 0; i < n; i = j) {
+		j = run_end(&c, i, n);
+		if (!pass_run(w, t, u, d, &c, i, j, now))
+			break;
+	}
+	if (i == n && send_whole(w, t, u, d, pkts, &c, n))
 		return;
-	}
-	for (uint16_t i = 0; i < n;) {
-		uint16_t j = run_end(&c, i, n);
-		if (!admit_run(w, t, u, d, pkts, &c, i, j, now))
-			for (uint16_t k = i; k < j; k++)
-				admit(w, t, u, d, pkts[k], c.len[k], c.pod[k],
-				      (enum pc_link_drop)c.why[k], now);
-		i = j;
-	}
+	stage_run(w, t, u, d, pkts, &c, 0, i);
+	if (i < n)
+		admit_rest(w, t, u, d, pkts, &c, i, j, n, now);
 }
 
 /* Sends the heads of the shaping queues for which tokens have accrued. */
