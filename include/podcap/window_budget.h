@@ -142,6 +142,24 @@ pc_wb_admit(struct pc_window_budget *w, struct pc_bucket *b, uint64_t now, uint6
 	return v;
 }
 
+/*
+ * pc_bucket_admit_run for a pod held to the window promise: a run of frames
+ * of one arrival time, `bytes` in all, passes at once when every one of them
+ * would pass admitted one by one (pc_wb_admit): the budget has room for the
+ * sum, and so for every part of it before, and the bucket passes the run.
+ * False, with no token taken and nothing counted, when any would not: each
+ * must then go through pc_wb_admit(). The decision is the one-by-one one.
+ */
+static inline bool
+pc_wb_admit_run(struct pc_window_budget *w, struct pc_bucket *b, uint64_t now, uint64_t bytes)
+{
+	pc_wb_advance(w, now);
+	if (!pc_wb_fits(w, bytes) || !pc_bucket_admit_run(b, now, bytes))
+		return false;
+	pc_wb_count(w, bytes);
+	return true;
+}
+
 /* pc_bucket_release for a pod held to the window promise. */
 static inline bool
 pc_wb_release(struct pc_window_budget *w, struct pc_bucket *b, uint64_t now, uint64_t bytes)

@@ -223,11 +223,11 @@ stage_run(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir
 }
 
 /*
- * Frames i..j-1, all of one pod, passed with one bucket decision when every
- * one of them would pass (pc_bucket_admit_run): true with their tokens
- * taken. False, with nothing taken, when they do not pass whole, have no
- * pod, or the pod is under the window promise: the caller then admits them
- * one by one.
+ * Frames i..j-1, all of one pod, passed with one decision when every one of
+ * them would pass (pc_bucket_admit_run, pc_wb_admit_run under the window
+ * promise): true with their tokens taken. False, with nothing taken, when
+ * they do not pass whole or have no pod: the caller then admits them one by
+ * one.
  */
 static inline bool
 pass_run(const struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
@@ -242,8 +242,9 @@ pass_run(const struct pc_worker *w, const struct pc_table *t, unsigned u, enum p
 		return pc_lease_admit_run(&w->leases[idx], &t->budgets[idx], run_bytes(c, i, j));
 	}
 	struct pc_shaper *s = &t->shapers[(uint32_t)pod * PC_DIR_COUNT + d];
-	return !(t->uplinks[u].windowed && s->window != NULL) &&
-	       pc_bucket_admit_run(&s->bucket, now, run_bytes(c, i, j));
+	if (t->uplinks[u].windowed && s->window != NULL)
+		return pc_wb_admit_run(s->window, &s->bucket, now, run_bytes(c, i, j));
+	return pc_bucket_admit_run(&s->bucket, now, run_bytes(c, i, j));
 }
 
 /*
@@ -259,8 +260,8 @@ send_whole(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_di
 	if (w->tx[u][d].n != 0)
 		return false;
 	/* a passed frame's pod is not negative: the same integers as the stage's */
-	send_counted(w, d, tx_port(t, u, d), (uint16_t)w->queue[u], pkts,
-		     (const uint32_t *)c->pod, c->len, n);
+	send_counted(w, d, tx_port(t, u, d), (uint16_t)w->queue[u], pkts, (const uint32_t *)c->pod,
+		     c->len, n);
 	return true;
 }
 

@@ -351,6 +351,92 @@ test_clock_edges(void **state)
 
 /* What docs/bucket.md states: bytes a pod and direction, and at PC_MAX_PODS pods. */
 static void
+assert_same_limiter(const struct pc_window_budget *aw, const struct pc_bucket *ab,
+		    const struct pc_window_budget *bw, const struct pc_bucket *bb)
+{
+	assert_true(ab->level == bb->level);
+	assert_int_equal(ab->last, bb->last);
+	assert_int_equal(ab->backlog_frames, bb->backlog_frames);
+	assert_int_equal(ab->backlog_bytes, bb->backlog_bytes);
+	assert_memory_equal(aw, bw, sizeof(*aw));
+}
+
+/*
+ * pc_wb_admit_run on runs of frames of one arrival time, falling back to one
+ * by one when it refuses (as the worker does), against the same frames
+ * admitted one by one with pc_wb_admit: the same frames pass and the bucket
+ * and the window stay identical, police and shape, with the window binding
+ * and the bucket binding by turns and the queue drained now and then. A run
+ * it passes is one every frame of which would have passed.
+ */
+static void
+test_admit_run_matches_one_by_one(void **state)
+{
+	(void)state;
+	static const enum pc_mode modes[] = { PC_MODE_POLICE, PC_MODE_SHAPE };
+	unsigned whole = 0, split = 0, by_window = 0;
+
+	for (size_t h = 0; h < 3; h++)
+		for (size_t m = 0; m < 2; m++) {
+			uint64_t hz = all_hz[h], window_ns = 100 * 1000 * 1000; /* 0.1 s */
+			struct pc_limits lim = { .cap_bps = 400 * 1000 * 1000,
+						 .burst_bytes = 64 * 1024,
+						 .mode = modes[m],
+						 .queue_delay_ns = 2 * 1000 * 1000,
+						 .promise = PC_PROMISE_WINDOW };
+			struct pc_window_budget rw, ow;
+			struct pc_bucket rb, ob;
+			uint64_t t = 1000, fifo[4096];
+			unsigned head = 0, tail = 0;
+
+			pc_bucket_init(&rb, &lim, hz, t);
+			pc_bucket_init(&ob, &lim, hz, t);
+			pc_wb_init(&rw, &lim, window_ns, hz, t);
+			/* nothing passed before: the full start has its own test */
+			memset(rw.ring, 0, sizeof(rw.ring));
+			rw.sum = 0;
+			ow = rw;
+			for (unsigned r = 0; r < 20000; r++) {
+				unsigned n = (unsigned)rnd_in(1, 32);
+				uint64_t len[32], bytes = 0;
+				bool all_pass = true;
+
+				t += ticks_of_ns(rnd_in(0, 400) * 1000, hz);
+				for (unsigned k = 0; k < n; k++)
+					bytes += len[k] = rnd_in(MIN_FRAME, MAX_FRAME);
+				bool fits = (pc_wb_advance(&ow, t), pc_wb_fits(&ow, bytes));
+				bool passed = pc_wb_admit_run(&rw, &rb, t, bytes);
+				for (unsigned k = 0; k < n; k++) {
+					enum pc_verdict v = pc_wb_admit(&ow, &ob, t, len[k]);
+					all_pass = all_pass && v == PC_VERDICT_PASS;
+					if (v == PC_VERDICT_QUEUE)
+						fifo[tail++ % 4096] = len[k];
+					if (!passed)
+						assert_int_equal(pc_wb_admit(&rw, &rb, t, len[k]),
+								 v);
+				}
+				assert_true(passed == all_pass);
+				whole += passed;
+				split += !passed;
+				by_window += !passed && !fits;
+				while (head != tail && rnd_in(0, 3) != 0) {
+					uint64_t l = fifo[head % 4096];
+					bool out = pc_wb_release(&ow, &ob, t, l);
+					assert_int_equal(pc_wb_release(&rw, &rb, t, l), out);
+					if (!out)
+						break;
+					head++;
+				}
+				assert_same_limiter(&rw, &rb, &ow, &ob);
+			}
+		}
+	print_message("  %u runs passed whole, %u one by one (%u held by the window)\n", whole,
+		      split, by_window);
+	/* each way was taken, and the window refused some: else the comparison proved nothing */
+	assert_true(whole > 1000 && split > 1000 && by_window > 100);
+}
+
+static void
 test_memory(void **state)
 {
 	size_t one = sizeof(struct pc_window_budget);
@@ -372,6 +458,7 @@ main(void)
 		cmocka_unit_test(test_starts_full),
 		cmocka_unit_test(test_reconfigure),
 		cmocka_unit_test(test_clock_edges),
+		cmocka_unit_test(test_admit_run_matches_one_by_one),
 		cmocka_unit_test(test_memory),
 	};
 
