@@ -39,7 +39,11 @@ struct tap_mark {
 
 static struct tap_mark marks[RTE_MAX_LCORE][PC_MAX_UPLINKS][PC_DIR_COUNT];
 
-/* Counts a received burst as the shaper classifies it, and frees it. */
+/*
+ * Counts a received burst as the shaper classifies it, and frees it: one
+ * counter update per run of one pod's frames, as the shaper counts what it
+ * passed (a burst of one pod is one update, not one per frame).
+ */
 static void
 observe(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d,
 	struct rte_mbuf **pkts, uint16_t n)
@@ -47,16 +51,24 @@ observe(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d
 	struct pc_burst_class c;
 
 	pc_burst_classify(t, u, d, pkts, n, &c);
-	for (uint16_t i = 0; i < n; i++) {
-		if (c.pod[i] < 0) {
+	for (uint16_t i = 0; i < n;) {
+		int32_t pod = c.pod[i];
+		if (pod < 0) {
 			struct pc_link_ctr *k = &w->bank->link[u][d];
 			pc_ctr_add(&k->drop_frames[c.why[i]], 1);
 			pc_ctr_add(&k->drop_bytes[c.why[i]], c.len[i]);
-		} else {
-			struct pc_pod_ctr *k = &w->bank->pod[c.pod[i]][d];
-			pc_ctr_add(&k->pass_frames, 1);
-			pc_ctr_add(&k->pass_bytes, c.len[i]);
+			i++;
+			continue;
 		}
+		uint64_t bytes = 0;
+		uint16_t j = i;
+		do
+			bytes += c.len[j++];
+		while (j < n && c.pod[j] == pod);
+		struct pc_pod_ctr *k = &w->bank->pod[pod][d];
+		pc_ctr_add(&k->pass_frames, j - i);
+		pc_ctr_add(&k->pass_bytes, bytes);
+		i = j;
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
 }
