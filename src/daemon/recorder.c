@@ -191,6 +191,27 @@ append_attest(const struct pc_attest_due *due)
 	free(buf);
 }
 
+/*
+ * A quote is due once the record marked for it is in a checkpoint, and the
+ * checkpoint comes at the end of the batch that record is in: records
+ * appended after it in that batch move the log on, so the quote is labelled
+ * with the cursor, window and pod map after the last of them (an ATTEST's
+ * window_start_ns is the cursor, log-format.md). OBSERVE and DECLARE end
+ * where their WINDOW and START do; a CLOCK's windows go on from its start.
+ */
+static void
+follow(struct pc_attest_due *due, const uint8_t *buf, size_t len)
+{
+	struct pc_record r;
+
+	if (pc_record_decode(buf, len, &r, NULL) != 0)
+		return;
+	due->cursor_ns = r.window_start_ns + r.window_count * r.window_len_ns;
+	due->window_ns = r.window_len_ns;
+	memcpy(due->digest, r.podmap_digest, PC_DIGEST_LEN);
+	pc_record_free(&r);
+}
+
 static void *
 ledger_thread(void *arg)
 {
@@ -240,11 +261,13 @@ ledger_thread(void *arg)
 			continue;
 		}
 		errors = 0;
-		free(it.buf);
 		if (it.attest) {
 			due = it.due;
 			attest = true;
+		} else if (attest) {
+			follow(&due, it.buf, it.len);
 		}
+		free(it.buf);
 		if (it.close_ns != 0) {
 			uint64_t write_ns, sync_ns;
 			pc_ledger_append_times(rec.ledger, &write_ns, &sync_ns);

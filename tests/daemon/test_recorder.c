@@ -8,7 +8,9 @@
  * held at will (pc_ledger_append is wrapped); the signer is a key in this
  * process (pc_signer_sign is wrapped). Everything else is the real ledger.
  * pc_recorder_drain, which a stop waits on before the witnesses get the
- * last checkpoint, says true only once that checkpoint is published.
+ * last checkpoint, says true only once that checkpoint is published. A
+ * quote due in a batch of records is labelled with the log after the
+ * batch (pc_attest_record is wrapped: the test sees what it is asked for).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,6 +33,7 @@
 #include "podcap/note.h"
 #include "podcap/record.h"
 
+#include "attest_record.h"
 #include "control.h"
 #include "recorder.h"
 #include "signer.h"
@@ -46,6 +49,9 @@ int __wrap_pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len)
 int __real_pc_ledger_append(struct pc_ledger *l, const uint8_t *rec, size_t len);
 int __wrap_pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t sig[64],
 			  struct pc_error *err);
+uint8_t *__wrap_pc_attest_record(struct pc_signer *s, const char *appliance_id,
+				 const uint8_t build_id[32], const struct pc_attest_due *due,
+				 const char *ima_log, size_t *len);
 
 static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
@@ -77,6 +83,26 @@ __wrap_pc_signer_sign(struct pc_signer *s, const char *body, size_t len, uint8_t
 	(void)err;
 	pc_note_sign_body(key, body, len, sig);
 	return 0;
+}
+
+/* What the ledger thread last asked a quote of, and how many it asked for. */
+static struct pc_attest_due quoted;
+static unsigned quotes;
+
+/* No TPM here: the quote is refused (the recorder counts it as failed). */
+uint8_t *
+__wrap_pc_attest_record(struct pc_signer *s, const char *appliance_id,
+			const uint8_t build_id[32], const struct pc_attest_due *due,
+			const char *ima_log, size_t *len)
+{
+	(void)s;
+	(void)appliance_id;
+	(void)build_id;
+	(void)ima_log;
+	(void)len;
+	quoted = *due;
+	quotes++;
+	return NULL;
 }
 
 static void
@@ -381,6 +407,34 @@ test_drain(void **state)
 	pc_recorder_on_publish(NULL);
 }
 
+/*
+ * Every 2 windows a quote: the first window is marked for it, the second is
+ * queued behind it before the disk comes back, and both are appended in one
+ * batch under one checkpoint. The quote comes after the second, so it is
+ * labelled with the cursor after the second, not where the first ended.
+ */
+static void
+test_quote_after_batch(void **state)
+{
+	struct pc_attestation att = { .enabled = true, .every = 2 };
+	uint64_t e = E0 + 3 * QUEUE_MAX;
+
+	(void)state;
+	hold(true);
+	pc_recorder_attestation(&att);
+	window(&small, e, 1);
+	window(&small, e + 1, 1);
+	hold(false);
+	assert_true(pc_recorder_drain(30 * NS));
+	att.enabled = false;
+	pc_recorder_attestation(&att);
+	assert_int_equal(quotes, 1);
+	assert_int_equal(quoted.cursor_ns, (e + 2) * W);
+	assert_int_equal(quoted.window_ns, W);
+	assert_memory_equal(quoted.digest, small.digest, PC_DIGEST_LEN);
+	assert_int_equal(stats().quotes_failed, 1);
+}
+
 int
 main(void)
 {
@@ -388,6 +442,7 @@ main(void)
 		cmocka_unit_test(test_queue_full_by_count),
 		cmocka_unit_test(test_queue_full_by_bytes),
 		cmocka_unit_test(test_drain),
+		cmocka_unit_test(test_quote_after_batch),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
