@@ -61,8 +61,10 @@ def _cleanup():
         log(f"logs kept in {TMP}")
 
 
-def setup(name, description):
-    """Parses the common options, enters the sandbox, returns the options."""
+def setup(name, description, net=False):
+    """Parses the common options, enters the sandbox, returns the options. net: in a
+    network namespace of its own too (loopback up, /sys of that namespace), where veth
+    links can be made that nothing else sees."""
     global NAME, TMP
     NAME = name
     ap = argparse.ArgumentParser(prog=name, description=description)
@@ -83,9 +85,14 @@ def setup(name, description):
     if os.environ.get("PODCAP_DP_SANDBOX") != "1":
         env = dict(os.environ, PODCAP_DP_SANDBOX="1")
         argv = ["unshare", "--mount", "--pid", "--fork", "--mount-proc",
-                "--kill-child=SIGTERM", "--", sys.executable, os.path.abspath(sys.argv[0])]
+                "--kill-child=SIGTERM"] + (["--net"] if net else []) + [
+                "--", sys.executable, os.path.abspath(sys.argv[0])]
         os.execvpe("unshare", argv + sys.argv[1:], env)
     subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    if net:
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+        # sysfs shows the network namespace of whoever mounts it
+        subprocess.run(["mount", "-t", "sysfs", "bench-sys", "/sys"], check=True)
     os.makedirs("/run/dpdk", exist_ok=True)
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "bench-dpdk", "/run/dpdk"],
                    check=True)
@@ -422,7 +429,7 @@ class Podcapd:
 
     def write_map(self, pod_port, fabric_port, pods, window="60s", memory="1GiB",
                   mode="police", cap="100Gbps", burst="10ms", queue_delay="1ms", workers=1,
-                  role=None, promise=None):
+                  role=None, promise=None, lcores_arg=None):
         """pods: a list of prefixes lists, one per pod; workers: the uplink's; role:
         appliance.role (pod-tap: monitor mode); promise: the pods' (docs/bucket.md)."""
         lines = [
@@ -437,7 +444,7 @@ class Podcapd:
         if promise:
             lines.append(f"  promise: {promise}")
         lines += [
-            "dpdk:", f"  lcores: {lcores(workers)}", f"  memory: {memory}",
+            "dpdk:", f"  lcores: {lcores_arg or lcores(workers)}", f"  memory: {memory}",
             f"  file_prefix: {self.prefix}",
             "uplinks:", "  - name: up0", f"    pod_port: {pod_port}",
             f"    fabric_port: {fabric_port}"]
