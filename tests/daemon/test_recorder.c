@@ -91,9 +91,8 @@ static unsigned quotes;
 
 /* No TPM here: the quote is refused (the recorder counts it as failed). */
 uint8_t *
-__wrap_pc_attest_record(struct pc_signer *s, const char *appliance_id,
-			const uint8_t build_id[32], const struct pc_attest_due *due,
-			const char *ima_log, size_t *len)
+__wrap_pc_attest_record(struct pc_signer *s, const char *appliance_id, const uint8_t build_id[32],
+			const struct pc_attest_due *due, const char *ima_log, size_t *len)
 {
 	(void)s;
 	(void)appliance_id;
