@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * C2SP tlog-witness (https://c2sp.org/tlog-witness): the add-checkpoint
- * request a log sends a witness, the witness's decision, and the answers.
+ * C2SP tlog-witness (https://c2sp.org/tlog-witness, as of C2SP commit
+ * 95978ca, 2026-07-06: the text after v1.0.0 that answers 422 for another
+ * root at the size held and for a size-0 checkpoint without the empty
+ * tree's root): the add-checkpoint request a log sends a witness, the
+ * witness's decision, and the answers.
  *
  * Request body (POST <prefix>/add-checkpoint), every line ending in "\n":
  *   old <size, decimal, no leading zero>
@@ -53,19 +56,21 @@ struct pc_witness_log {
 	char origin[PC_KEY_NAME_LEN];
 	struct pc_verifier_key key; /* the log's key (type 0x01) */
 	uint64_t size;              /* latest cosigned size, 0 before the first */
-	uint8_t root[PC_HASH_LEN];  /* its root (unused while size is 0) */
+	uint8_t root[PC_HASH_LEN];  /* its root (unused while size is 0: the empty tree's) */
 };
 
 /*
  * The witness's decision on a parsed request, against the logs it knows,
  * in the order tlog-witness gives: 404 the origin is not one of logs; 403
  * no signature by that log's key verifies; 400 the old size is past the
- * checkpoint's; 409 the old size is not the size it last cosigned, or the
- * sizes are equal and the roots are not; 422 the consistency proof does not
- * verify (or is not empty from size 0); 200 otherwise. err says why for
- * every status but 200. On 200 *log is the entry to update to the
- * checkpoint (*cp, body_len its body's length); on 409 and beyond, *log
- * is set when the origin is known (its size is the answer's body).
+ * checkpoint's; 409 the old size is not the size it last cosigned; 422 a
+ * checkpoint of size 0 whose root is not the empty tree's (SHA-256 of
+ * ""), the sizes equal and the roots not (v1.0.0 answered 409 there), or
+ * a consistency proof that does not verify (or is not empty from size 0);
+ * 200 otherwise. err says why for every status but 200. On 200 *log is
+ * the entry to update to the checkpoint (*cp, body_len its body's length);
+ * otherwise *log is set whenever the origin is known (on 409 its size is
+ * the answer's body).
  */
 int pc_witness_check(struct pc_witness_log *logs, size_t nlogs, const struct pc_add_checkpoint *req,
 		     struct pc_witness_log **log, struct pc_checkpoint *cp, size_t *body_len,

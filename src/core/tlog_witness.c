@@ -100,6 +100,16 @@ no_line(void *ctx, const struct pc_note_sig *s)
 	return 0;
 }
 
+/* RFC 6962 2.1: the hash of the empty tree is SHA-256 of the empty string. */
+static int
+is_empty_tree(const uint8_t root[PC_HASH_LEN])
+{
+	uint8_t empty[PC_HASH_LEN];
+
+	crypto_hash_sha256(empty, NULL, 0);
+	return sodium_memcmp(root, empty, PC_HASH_LEN) == 0;
+}
+
 static struct pc_witness_log *
 find_log(struct pc_witness_log *logs, size_t nlogs, const char *origin)
 {
@@ -147,10 +157,15 @@ pc_witness_check(struct pc_witness_log *logs, size_t nlogs, const struct pc_add_
 			     req->old_size, l->size);
 		return 409;
 	}
+	if (cp->size == 0 && !is_empty_tree(cp->root)) {
+		pc_error_set(err, "a checkpoint of size 0 whose root is not the empty tree's");
+		return 422;
+	}
+	/* At size 0 the rule above already holds the root to the empty tree's. */
 	if (cp->size == l->size && l->size != 0 &&
 	    sodium_memcmp(cp->root, l->root, PC_HASH_LEN) != 0) {
 		pc_error_set(err, "a different root at the size last cosigned, %" PRIu64, l->size);
-		return 409;
+		return 422;
 	}
 	if (req->old_size == 0 ? req->nproof != 0
 			       : pc_merkle_verify_consistency(

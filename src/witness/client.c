@@ -205,6 +205,13 @@ pc_wclient_submit(struct pc_wclient *c, const char *note, size_t note_len,
 		}
 		if (*status == 200)
 			break;
+		if (*status == 422 && c->size == cp->size && cp->size != 0) {
+			/* tlog-witness since 95978ca: another root at the size it holds. */
+			pc_error_set(
+			    err, "%s: 422: the witness holds another tree at size %" PRIu64 ": %s",
+			    c->url, c->size, first_line(&a));
+			return PC_WCLIENT_CONFLICT;
+		}
 		if (*status != 409) {
 			pc_error_set(err, "%s: %ld: %s", c->url, *status, first_line(&a));
 			return *status == 400 || *status == 403 || *status == 404 || *status == 422
@@ -218,7 +225,7 @@ pc_wclient_submit(struct pc_wclient *c, const char *note, size_t note_len,
 			return PC_WCLIENT_BAD_ANSWER;
 		}
 		if (held == c->size) {
-			/* Same size, another root: the witness saw another branch of this log. */
+			/* v1.0.0's answer to another root at the same size: another branch. */
 			pc_error_set(err,
 				     "%s: 409: the witness holds another tree at size %" PRIu64,
 				     c->url, held);

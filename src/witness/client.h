@@ -19,7 +19,8 @@
 
 enum pc_wclient_result {
 	PC_WCLIENT_COSIGNED,   /* *line holds a cosignature that verifies under the witness's key */
-	PC_WCLIENT_CONFLICT,   /* 409 even from the size it said it holds (or it holds more) */
+	PC_WCLIENT_CONFLICT,   /* another tree at the size it holds (422, or v1.0.0's 409 from
+				* that size), or it holds more */
 	PC_WCLIENT_REFUSED,    /* 400, 403, 404 or 422: the witness refused this checkpoint */
 	PC_WCLIENT_DOWN,       /* no answer: connection, timeout, 5xx */
 	PC_WCLIENT_BAD_ANSWER, /* 200 without a valid cosignature, or an answer outside the spec */

@@ -456,6 +456,44 @@ request(const struct pc_signer_key *k, uint64_t old, uint64_t size, char *out, s
 	return len;
 }
 
+/*
+ * A checkpoint of size 0 must carry the empty tree's root, SHA-256 of ""
+ * (RFC 6962 2.1): any other is 422, whether the witness holds 0 or not.
+ */
+static void
+empty_tree(const struct pc_signer_key *k, struct pc_witness_log *logs)
+{
+	static struct pc_add_checkpoint req;
+	static char note[PC_NOTE_MAX], buf[PC_WITNESS_REQ_MAX];
+	uint8_t root[PC_HASH_LEN];
+	struct pc_witness_log *l;
+	struct pc_checkpoint cp;
+	struct pc_error why;
+	size_t n, blen;
+
+	logs[1].size = 0;
+	memset(logs[1].root, 0, PC_HASH_LEN);
+	memset(root, 0x5a, sizeof(root));
+	n = pc_test_checkpoint(k, k->name, 0, root, note, sizeof(note));
+	n = pc_add_checkpoint_format(0, NULL, 0, note, n, buf, sizeof(buf));
+	assert_int_equal(pc_add_checkpoint_parse(buf, n, &req, NULL), 0);
+	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 422);
+	assert_non_null(strstr(why.msg, "size 0 whose root is not the empty tree's"));
+	/* The empty tree's root itself: cosigned. */
+	crypto_hash_sha256(root, NULL, 0);
+	n = pc_test_checkpoint(k, k->name, 0, root, note, sizeof(note));
+	n = pc_add_checkpoint_format(0, NULL, 0, note, n, buf, sizeof(buf));
+	assert_int_equal(pc_add_checkpoint_parse(buf, n, &req, NULL), 0);
+	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 200);
+	/* A witness holding a larger tree answers its size first: 409 comes before 422. */
+	logs[1].size = 5;
+	memset(root, 0x5a, sizeof(root));
+	n = pc_test_checkpoint(k, k->name, 0, root, note, sizeof(note));
+	n = pc_add_checkpoint_format(0, NULL, 0, note, n, buf, sizeof(buf));
+	assert_int_equal(pc_add_checkpoint_parse(buf, n, &req, NULL), 0);
+	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 409);
+}
+
 static void
 test_witness_statuses(void **state)
 {
@@ -514,12 +552,18 @@ test_witness_statuses(void **state)
 	request(k, 5, 9, buf, sizeof(buf), &req);
 	req.nproof--;
 	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 422);
-	/* The same size again: the same root is cosigned again, another is a conflict. */
+	/*
+	 * The same size again: the same root is cosigned again; another is 422 (the
+	 * current tlog-witness text; v1.0.0 answered 409), so that every 409 means
+	 * "send from this size".
+	 */
 	request(k, 5, 5, buf, sizeof(buf), &req);
 	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 200);
 	leaves[4][0] ^= 1;
 	request(k, 5, 5, buf, sizeof(buf), &req);
-	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 409);
+	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 422);
+	assert_non_null(strstr(why.msg, "a different root at the size last cosigned, 5"));
+	assert_int_equal(logs[1].size, 5);
 	/* A fork (another fifth leaf) grown to 9 fails its proof from the root the witness holds. */
 	request(k, 5, 9, buf, sizeof(buf), &req);
 	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 422);
@@ -531,6 +575,7 @@ test_witness_statuses(void **state)
 	request(k, 0, 9, buf, sizeof(buf), &req);
 	req.nproof = 1;
 	assert_int_equal(pc_witness_check(logs, 2, &req, &l, &cp, &blen, &why), 422);
+	empty_tree(k, logs);
 	pc_signer_key_free(k);
 	pc_signer_key_free(forger);
 	pc_signer_key_free(stranger);

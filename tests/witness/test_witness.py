@@ -10,8 +10,10 @@ real keys. Checks, each failing if the feature breaks:
     that tells the client the witness's size; each cosignature's timestamp
     is the witness's clock and its key id the vkey's;
   - every status tlog-witness defines, sent as raw HTTP: 409 with
-    Content-Type text/x.tlog.size and body "<size>\\n", 400, 403, 404, 422,
-    and 404/405/413 for other paths, methods and sizes;
+    Content-Type text/x.tlog.size and body "<size>\\n", 400, 403, 404, 422
+    (also for another root at the size held, and for a size-0 checkpoint
+    without the empty tree's root), and 404/405/413 for other paths,
+    methods and sizes;
   - a forked log (same key, other records) is refused by a witness that saw
     the other branch, from the same size and from a larger one;
   - kill -9 in the middle of submissions, five times: the state file always
@@ -236,7 +238,8 @@ def test_statuses(d, wkey, wvkey, logkey, logpub, otherkey):
         check(rc == 3 and head[0] == "conflict", f"the fork at the same size is refused: conflict ({head} {why})")
         body = run(SUBMIT, "--request", "15", fork).stdout.encode()
         s, ct, b = post(w.url, body)
-        check(s == 409 and b == b"15\n", f"... as 409 '15\\n' ({s} {b!r})")
+        check(s == 422 and b"different root" in b,
+              f"... as 422 (v1.0.0 answered 409), a reason in the body ({s} {b!r})")
         rc, head, why = submit(w, wvkey, fork, os.path.join(d, "fork5"))
         check(rc == 3, f"the fork's smaller checkpoint is refused too ({head})")
         check(state_of(st, origin)[2:4] == ["15", root], "the witness still holds the honest log")
@@ -246,6 +249,37 @@ def test_statuses(d, wkey, wvkey, logkey, logpub, otherkey):
         rc, head, why = submit(w2, wvkey, fork)
         check(rc == 3, "and still refuses the fork after the restart")
         w2.stop()
+    finally:
+        w.stop()
+
+
+def sign_checkpoint(keyfile, body):
+    """body signed with a podcap-keygen key file (PRIVATE+KEY+name+id+base64(0x01 seed)),
+    for checkpoints podcap-ledger-gen cannot write (python3-cryptography)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    _, _, name, kid, data = open(keyfile).read().strip().split("+", 4)
+    sk = Ed25519PrivateKey.from_private_bytes(base64.b64decode(data)[1:])
+    sig = base64.b64encode(bytes.fromhex(kid) + sk.sign(body.encode())).decode()
+    return (body + "\n\u2014 " + name + " " + sig + "\n").encode()
+
+
+def test_empty_tree(d, wkey, logkey, logpub):
+    """A checkpoint of size 0 is cosigned only with the empty tree's root, SHA-256 of ""
+    (422 otherwise, and nothing stored)."""
+    st = os.path.join(d, "state-empty")
+    origin = open(logpub).read().split("+")[0]
+    name = "log-" + hashlib.sha256(origin.encode()).hexdigest()
+    w = Witness(d, wkey, st, [logpub]).start()
+    try:
+        bad = base64.b64encode(b"\x5a" * 32).decode()
+        s, ct, b = post(w.url, b"old 0\n\n" + sign_checkpoint(logkey, f"{origin}\n0\n{bad}\n"))
+        check(s == 422 and b"empty tree" in b, f"size 0 with another root: 422 ({s} {b!r})")
+        check(not os.path.exists(os.path.join(st, name)), "... and no state stored for it")
+        empty = base64.b64encode(hashlib.sha256(b"").digest()).decode()
+        s, ct, b = post(w.url, b"old 0\n\n" + sign_checkpoint(logkey, f"{origin}\n0\n{empty}\n"))
+        check(s == 200 and b.startswith("\u2014 witness.example/w1 ".encode()),
+              f"size 0 with the empty tree's root: 200 ({s} {b!r})")
+        check(state_of(st, origin)[2:4] == ["0", empty], "the state holds size 0 and the empty root")
     finally:
         w.stop()
 
@@ -478,6 +512,7 @@ def main():
         check(r.returncode == 0 and data[0] == 4 and len(data) == 33 and kid == want,
               f"--print-key: {name}+{kid}, type 0x04, id SHA-256(name \\n 0x04 pk)[:4] = {want}")
         test_statuses(d, wkey, wvkey, logkey, logpub, otherkey)
+        test_empty_tree(d, wkey, logkey, logpub)
         test_kill9(d, wkey, wvkey, logkey, logpub)
         test_lying_witness(d, wvkey, logkey)
         test_verify_times(d, logkey, logpub)
