@@ -4,7 +4,7 @@
  * 95978ca, 2026-07-06: the text after v1.0.0 that answers 422 for another
  * root at the size held and for a size-0 checkpoint without the empty
  * tree's root): the add-checkpoint request a log sends a witness, the
- * witness's decision, and the answers.
+ * witness's decision, the answers, and the checkpoint served to monitors.
  *
  * Request body (POST <prefix>/add-checkpoint), every line ending in "\n":
  *   old <size, decimal, no leading zero>
@@ -14,6 +14,8 @@
  *   <signed note of the checkpoint>
  * 200: one or more cosignature lines; 409: "<witness's size>\n" as
  * text/x.tlog.size; 400, 403, 404, 422 otherwise (see pc_witness_check).
+ * GET <prefix>/<hex SHA-256 of the origin>/checkpoint: the latest note
+ * cosigned (pc_witness_served_note), 404 before the first.
  *
  * Everything here is pure: no I/O, no clock, no libmicrohttpd.
  */
@@ -75,5 +77,17 @@ struct pc_witness_log {
 int pc_witness_check(struct pc_witness_log *logs, size_t nlogs, const struct pc_add_checkpoint *req,
 		     struct pc_witness_log **log, struct pc_checkpoint *cp, size_t *body_len,
 		     struct pc_error *err);
+
+/*
+ * The checkpoint a witness serves monitors after cosigning `note` (the
+ * request's, which the log's key signed): its body, the signature lines of
+ * log (every one of which verified), and the witness's cosignature line
+ * (ending in "\n"), NUL-terminated in out. Lines of other keys are left
+ * out: the witness did not check them, and a monitor that knows one of
+ * those keys would refuse the note for a bad line. Its length, or 0 when
+ * it does not fit or note has no line of log.
+ */
+size_t pc_witness_served_note(const struct pc_verifier_key *log, const char *note, size_t len,
+			      const char *cosig, size_t cosig_len, char *out, size_t outlen);
 
 #endif /* PODCAP_TLOG_WITNESS_H */

@@ -2,7 +2,7 @@
 /*
  * C2SP tlog-witness add-checkpoint: the request's encoding, its strict
  * parser (hostile input: fuzzed as tests/fuzz/fuzz_witness.c), the 409
- * body, and the witness's decision.
+ * body, the witness's decision, and the note it serves monitors.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "podcap/base64.h"
+#include "podcap/bytes.h"
 #include "podcap/tlog_witness.h"
 
 #define HASH_B64_LEN 44
@@ -177,4 +178,58 @@ pc_witness_check(struct pc_witness_log *logs, size_t nlogs, const struct pc_add_
 		return 422;
 	}
 	return 200;
+}
+
+/* The served note as it is built: the log's lines are copied as they come. */
+struct served {
+	const struct pc_verifier_key *log;
+	char *out;
+	size_t pos, len;
+	int kept, full;
+};
+
+static int
+keep_log_line(void *ctx, const struct pc_note_sig *s)
+{
+	struct served *sv = ctx;
+	uint8_t raw[4 + crypto_sign_BYTES];
+	char b64[sodium_base64_ENCODED_LEN(sizeof(raw), sodium_base64_VARIANT_ORIGINAL)];
+	int n;
+
+	if (s->id != sv->log->id || s->name_len != strlen(sv->log->name) ||
+	    memcmp(s->name, sv->log->name, s->name_len) != 0 || s->sig_len != crypto_sign_BYTES)
+		return 0;
+	pc_store_be32(raw, s->id);
+	memcpy(raw + 4, s->sig, crypto_sign_BYTES);
+	sodium_bin2base64(b64, sizeof(b64), raw, sizeof(raw), sodium_base64_VARIANT_ORIGINAL);
+	n = snprintf(sv->out + sv->pos, sv->len - sv->pos, "\xe2\x80\x94 %s %s\n", sv->log->name,
+		     b64);
+	if (n < 0 || (size_t)n >= sv->len - sv->pos) {
+		sv->full = 1;
+		return 1;
+	}
+	sv->pos += (size_t)n;
+	sv->kept++;
+	return 0;
+}
+
+size_t
+pc_witness_served_note(const struct pc_verifier_key *log, const char *note, size_t len,
+		       const char *cosig, size_t cosig_len, char *out, size_t outlen)
+{
+	struct served sv = { .log = log, .out = out, .len = outlen };
+	size_t blen;
+
+	if (pc_note_each_sig(note, len, &blen, no_line, NULL, NULL) != 0 || blen + 1 >= outlen)
+		return 0;
+	memcpy(out, note, blen);
+	out[blen] = '\n';
+	sv.pos = blen + 1;
+	if (pc_note_each_sig(note, len, &blen, keep_log_line, &sv, NULL) != 0 || sv.kept == 0 ||
+	    cosig_len == 0 || cosig[cosig_len - 1] != '\n' || sv.pos + cosig_len >= outlen)
+		return 0;
+	memcpy(out + sv.pos, cosig, cosig_len);
+	sv.pos += cosig_len;
+	out[sv.pos] = '\0';
+	return sv.pos;
 }

@@ -2,7 +2,8 @@
 /*
  * podcap-witness: a C2SP tlog-witness. It cosigns a checkpoint of a log it
  * is configured with only when the log's key signed it and it is proven to
- * extend the last one it cosigned, which it keeps on disk.
+ * extend the last one it cosigned, which it keeps on disk and serves to
+ * monitors.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -34,7 +35,9 @@ usage(FILE *f)
 		"\n"
 		"A C2SP tlog-witness: answers POST /add-checkpoint for the logs given, and\n"
 		"cosigns (cosignature/v1) each checkpoint their key signed that is proven\n"
-		"consistent with the last one it cosigned.\n"
+		"consistent with the last one it cosigned. GET /<origin hash>/checkpoint\n"
+		"serves the latest checkpoint it cosigned for a log (origin hash: the hex\n"
+		"SHA-256 of the log's origin).\n"
 		"\n"
 		"  -k, --key FILE        the witness's secret key, made by podcap-keygen; its\n"
 		"                        name, the witness's name, is in every cosignature\n"
@@ -167,7 +170,7 @@ add_log(struct witness *w, const char *arg, struct pc_error *err)
 		if (strcmp(w->logs[i].origin, l->origin) == 0)
 			return pc_error_set(err, "--log %s: origin \"%s\" given twice", arg,
 					    l->origin);
-	if (witness_state_load(w, l, err) != 0)
+	if (witness_state_load(w, l, &w->served[w->nlogs], err) != 0)
 		return -1;
 	w->nlogs++;
 	return 0;

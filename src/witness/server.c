@@ -2,7 +2,9 @@
 /*
  * podcap-witness's HTTP side over libmicrohttpd: POST /add-checkpoint, the
  * body gathered up to the largest request tlog-witness allows, and
- * witness_add_checkpoint's answer sent as it is.
+ * witness_add_checkpoint's answer sent as it is; GET (and HEAD)
+ * /<origin hash>/checkpoint, witness_checkpoint's. The submission and the
+ * monitoring prefix are both the server's root.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,7 +22,8 @@
 #define MAX_CONNECTIONS 64
 #define MAX_PER_CLIENT  16
 #define IDLE_TIMEOUT    10
-#define OUT_MAX         1024
+#define OUT_MAX         WITNESS_NOTE_MAX
+#define CHECKPOINT_PATH "/checkpoint"
 
 struct witness_server {
 	struct MHD_Daemon *d;
@@ -57,6 +60,33 @@ send_text(struct MHD_Connection *c, unsigned status, const char *msg)
 	return send_buf(c, status, "text/plain; charset=utf-8", msg, strlen(msg));
 }
 
+/* "/<hash>/checkpoint": the hash's length, or 0 when url is not of that form. */
+static size_t
+monitor_hash(const char *url)
+{
+	size_t len = strlen(url), tail = strlen(CHECKPOINT_PATH), n;
+
+	if (len <= 1 + tail || url[0] != '/' || strcmp(url + len - tail, CHECKPOINT_PATH) != 0)
+		return 0;
+	n = len - 1 - tail;
+	return memchr(url + 1, '/', n) == NULL ? n : 0;
+}
+
+static enum MHD_Result
+monitor(struct witness_server *s, struct MHD_Connection *c, const char *url, const char *method)
+{
+	char out[OUT_MAX];
+	const char *ctype;
+	size_t outlen;
+	unsigned status;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "a checkpoint is a GET\n");
+	status =
+	    witness_checkpoint(s->w, url + 1, monitor_hash(url), out, sizeof(out), &outlen, &ctype);
+	return send_buf(c, status, ctype, out, outlen);
+}
+
 static enum MHD_Result
 handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
        const char *version, const char *data, size_t *data_size, void **con_cls)
@@ -69,8 +99,12 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	unsigned status;
 
 	(void)version;
+	if (monitor_hash(url) != 0)
+		return monitor(s, c, url, method);
 	if (strcmp(url, "/add-checkpoint") != 0)
-		return send_text(c, MHD_HTTP_NOT_FOUND, "not found: POST /add-checkpoint\n");
+		return send_text(
+		    c, MHD_HTTP_NOT_FOUND,
+		    "not found: POST /add-checkpoint, GET /<origin hash>/checkpoint\n");
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "add-checkpoint is a POST\n");
 	if (u == NULL) {

@@ -581,6 +581,53 @@ test_witness_statuses(void **state)
 	pc_signer_key_free(stranger);
 }
 
+/*
+ * The note served to monitors: the body, every line of the log's key, the
+ * witness's cosignature; not the lines of keys the witness did not check.
+ */
+static void
+test_served_note(void **state)
+{
+	struct pc_signer_key *log = pc_test_key("example.com/log", NULL);
+	struct pc_signer_key *other = pc_test_key("witness.example/other", NULL);
+	struct pc_signer_key *w = pc_test_key("witness.example/w1", NULL);
+	static const char body[] =
+	    "example.com/log\n3\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n";
+	char note[PC_NOTE_MAX], line[PC_COSIG_LINE_MAX], alien[PC_COSIG_LINE_MAX];
+	char out[PC_NOTE_MAX + PC_COSIG_LINE_MAX];
+	struct pc_verifier_key lk, wk, ok;
+	size_t n, l, a, len, blen;
+	uint64_t t;
+
+	(void)state;
+	pc_signer_key_public(log, &lk);
+	pc_cosig_vkey_of(w, &wk);
+	pc_cosig_vkey_of(other, &ok);
+	n = pc_test_sign_note(log, body, note, sizeof(note));
+	a = pc_cosig_sign(other, body, strlen(body), 1800000000, alien, sizeof(alien));
+	alien[a - 10] = alien[a - 10] == 'A' ? 'B' : 'A'; /* a bad line it never checks */
+	memcpy(note + n, alien, a + 1);
+	n += a;
+	l = pc_cosig_sign(w, body, strlen(body), 1800000001, line, sizeof(line));
+	len = pc_witness_served_note(&lk, note, n, line, l, out, sizeof(out));
+	assert_int_not_equal(len, 0);
+	assert_int_equal(strlen(out), len);
+	assert_memory_equal(out, body, strlen(body));
+	assert_int_equal(pc_note_verify(out, len, &lk, &blen, NULL), 0);
+	assert_int_equal(blen, strlen(body));
+	assert_int_equal(pc_cosig_verify(out, len, &wk, &t, NULL), 0);
+	assert_int_equal(t, 1800000001);
+	assert_null(strstr(out, "witness.example/other"));
+	assert_int_equal(len, strlen(body) + 1 + (n - strlen(body) - 1 - a) + l);
+	/* A note without the log's line, or no room: nothing. */
+	assert_int_equal(pc_witness_served_note(&ok, note, n, line, l, out, sizeof(out)), 0);
+	assert_int_equal(pc_witness_served_note(&lk, note, n, line, l, out, len), 0);
+	assert_int_not_equal(pc_witness_served_note(&lk, note, n, line, l, out, len + 1), 0);
+	pc_signer_key_free(log);
+	pc_signer_key_free(other);
+	pc_signer_key_free(w);
+}
+
 /* The verifier's witness policy: quorum, labels ahead of the first cosignature, late cosigning. */
 static void
 test_judge(void **state)
@@ -752,6 +799,7 @@ main(void)
 		cmocka_unit_test(test_request_spec_example),
 		cmocka_unit_test(test_request_strict),
 		cmocka_unit_test(test_witness_statuses),
+		cmocka_unit_test(test_served_note),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_tiles),
 	};

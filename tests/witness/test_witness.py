@@ -14,6 +14,9 @@ real keys. Checks, each failing if the feature breaks:
     (also for another root at the size held, and for a size-0 checkpoint
     without the empty tree's root), and 404/405/413 for other paths,
     methods and sizes;
+  - GET /<origin hash>/checkpoint: 404 before the first cosignature, then
+    the note last cosigned with its cosignature, after a restart too, and
+    from a v1 state file once it cosigns again;
   - a forked log (same key, other records) is refused by a witness that saw
     the other branch, from the same size and from a larger one;
   - kill -9 in the middle of submissions, five times: the state file always
@@ -263,23 +266,72 @@ def sign_checkpoint(keyfile, body):
     return (body + "\n\u2014 " + name + " " + sig + "\n").encode()
 
 
-def test_empty_tree(d, wkey, logkey, logpub):
+def get(url, path, method="GET"):
+    return post(url, None, method=method, path=path)
+
+
+def test_empty_tree(d, wkey, wvkey, logkey, logpub):
     """A checkpoint of size 0 is cosigned only with the empty tree's root, SHA-256 of ""
-    (422 otherwise, and nothing stored)."""
+    (422 otherwise, and nothing stored); GET /<origin hash>/checkpoint serves the note last
+    cosigned, with the log's signature and the cosignature, across a restart."""
     st = os.path.join(d, "state-empty")
     origin = open(logpub).read().split("+")[0]
-    name = "log-" + hashlib.sha256(origin.encode()).hexdigest()
+    path = "/" + hashlib.sha256(origin.encode()).hexdigest() + "/checkpoint"
     w = Witness(d, wkey, st, [logpub]).start()
     try:
+        s, ct, b = get(w.url, path)
+        check(s == 404, f"GET {path} before any cosignature: 404 ({s} {b!r})")
         bad = base64.b64encode(b"\x5a" * 32).decode()
         s, ct, b = post(w.url, b"old 0\n\n" + sign_checkpoint(logkey, f"{origin}\n0\n{bad}\n"))
         check(s == 422 and b"empty tree" in b, f"size 0 with another root: 422 ({s} {b!r})")
-        check(not os.path.exists(os.path.join(st, name)), "... and no state stored for it")
+        check(not os.path.exists(os.path.join(st, "log-" + path[1:65])),
+              "... and no state stored for it")
         empty = base64.b64encode(hashlib.sha256(b"").digest()).decode()
-        s, ct, b = post(w.url, b"old 0\n\n" + sign_checkpoint(logkey, f"{origin}\n0\n{empty}\n"))
+        note0 = sign_checkpoint(logkey, f"{origin}\n0\n{empty}\n")
+        s, ct, b = post(w.url, b"old 0\n\n" + note0)
         check(s == 200 and b.startswith("\u2014 witness.example/w1 ".encode()),
               f"size 0 with the empty tree's root: 200 ({s} {b!r})")
         check(state_of(st, origin)[2:4] == ["0", empty], "the state holds size 0 and the empty root")
+        s, ct, got = get(w.url, path)
+        check(s == 200 and got == note0 + b, f"GET serves that note and its cosignature ({s} {got!r})")
+        led = ledger(d, "led-empty", logkey)
+        rc, head, line = submit(w, wvkey, led)
+        check(rc == 0 and head[2] == "15", f"the log then cosigned from size 0 ({head})")
+        s, ct, got = get(w.url, path)
+        note = open(os.path.join(led, "checkpoint")).read()
+        check(s == 200 and got.decode() == note + line + "\n",
+              f"GET serves the new note: body, the log's line, the cosignature ({s} {got!r})")
+        with open(os.path.join(d, "served"), "wb") as f:
+            f.write(got)
+        r = run(SUBMIT, "--check", wvkey, os.path.join(d, "served"))
+        check(r.returncode == 0, f"... whose cosignature verifies ({r.stdout} {r.stderr})")
+        s, ct, b = get(w.url, path, method="HEAD")
+        check(s == 200 and b == b"", f"HEAD: 200 without a body ({s})")
+        for other, want in ((path.upper().replace("/CHECKPOINT", "/checkpoint"), 404),
+                            ("/" + "0" * 64 + "/checkpoint", 404), ("/" + path[1:40] + "/checkpoint", 404)):
+            s, ct, b = get(w.url, other)
+            check(s == want, f"GET {other[:24]}...: {want} ({s})")
+        s, ct, b = post(w.url, b"x", path=path)
+        check(s == 405, f"POST {path[:12]}...: 405 ({s})")
+        w.stop()
+        w = Witness(d, wkey, st, [logpub]).start()
+        s, ct, again = get(w.url, path)
+        check(s == 200 and again == got, f"restarted, it serves the same note ({s})")
+    finally:
+        w.stop()
+    # A state file of v1 (size and root, no note) still reads; its note comes with the next.
+    v1 = "podcap-witness log v1\n" + "\n".join(state_of(st, origin)[1:4]) + "\n"
+    with open(os.path.join(st, "log-" + path[1:65]), "w") as f:
+        f.write(v1)
+    w = Witness(d, wkey, st, [logpub]).start()
+    try:
+        check("at size 15" in w.log(), "a v1 state file is read: size 15")
+        s, ct, b = get(w.url, path)
+        check(s == 404, f"... with no note to serve until the next cosignature ({s})")
+        rc, head, line = submit(w, wvkey, led, old=15)
+        s, ct, got = get(w.url, path)
+        check(rc == 0 and s == 200 and got.decode().endswith(line + "\n"),
+              f"... which it then serves ({rc} {s})")
     finally:
         w.stop()
 
@@ -512,7 +564,7 @@ def main():
         check(r.returncode == 0 and data[0] == 4 and len(data) == 33 and kid == want,
               f"--print-key: {name}+{kid}, type 0x04, id SHA-256(name \\n 0x04 pk)[:4] = {want}")
         test_statuses(d, wkey, wvkey, logkey, logpub, otherkey)
-        test_empty_tree(d, wkey, logkey, logpub)
+        test_empty_tree(d, wkey, wvkey, logkey, logpub)
         test_kill9(d, wkey, wvkey, logkey, logpub)
         test_lying_witness(d, wvkey, logkey)
         test_verify_times(d, logkey, logpub)
