@@ -35,12 +35,14 @@ struct pc_reconcile_policy {
 	 * observer's count to the other's (--tap-clock-offset).
 	 */
 	uint64_t offset_ns;
-	uint64_t line_bps; /* the link's rate: bounds what is offered near a boundary */
+	uint64_t line_bps; /* the link's rate: bounds what crosses near a boundary, both ways */
 };
 
 /*
  * The most bytes of one pod and direction that can cross within offset_ns
- * of a boundary, when what crosses is held to rate_bps after burst_bytes:
+ * of a boundary, when what crosses is held to rate_bps after burst_bytes
+ * (a bucket's cap and burst, or the line's rate and 0; what passed is held
+ * by both, and its bound is the smaller):
  * burst + rate x offset (rounded up) + one largest frame (for the
  * rounding of a real bucket), and 0 with no offset. An honest pair of
  * observers disagrees on one boundary by at most this.

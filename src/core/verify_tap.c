@@ -379,9 +379,14 @@ sees_passed(uint8_t side, enum pc_dir d)
 static uint64_t
 bound(const struct pc_reconcile *rc, const struct obs *o, uint32_t max_frame, bool passed)
 {
-	if (passed)
-		return pc_reconcile_boundary_bytes(o->cap_bps, o->burst_bytes, rc->policy.offset_ns,
-						   max_frame);
+	if (passed) {
+		/* what crosses within the offset is held by the bucket and by the line */
+		uint64_t bucket = pc_reconcile_boundary_bytes(o->cap_bps, o->burst_bytes,
+							      rc->policy.offset_ns, max_frame);
+		uint64_t line = pc_reconcile_boundary_bytes(rc->policy.line_bps, 0,
+							    rc->policy.offset_ns, max_frame);
+		return bucket < line ? bucket : line;
+	}
 	if (o->queue_delay_ns == QUEUE_UNKNOWN)
 		return UINT64_MAX;
 	return pc_reconcile_boundary_bytes(rc->policy.line_bps, 0,

@@ -63,36 +63,70 @@ rnd(uint64_t n)
 	return n ? (rng_state * 0x2545f4914f6cdd1dull) % n : 0;
 }
 
-/* Offered frames, sorted by time; those the bucket passes are marked. */
+/* A pod's limits in one window: those of a reload in force from it. */
+struct limits {
+	uint64_t cap, burst;
+};
+
+static struct limits
+limits_at(const struct limits *lim, uint64_t k)
+{
+	return lim != NULL ? lim[k < NWIN ? k : NWIN - 1] : (struct limits){ CAP, BURST };
+}
+
+/*
+ * Offered frames, sorted by time, no closer than the line rate lets them
+ * (line_bps 0: any closer); those an exact token bucket passes are marked.
+ * The bucket earns at the cap of the window it is in and holds at most that
+ * window's burst: a reload carries its level, clamped to the new depth.
+ */
 static size_t
-offer(struct frame *f, size_t max, bool *passed)
+offer_at(struct frame *f, size_t max, bool *passed, const struct limits *lim, uint64_t line_bps)
 {
 	size_t n = 0;
 	uint64_t t = 0;
-	/* tokens in bytes x 8e9, so that cap x ns adds exactly */
-	unsigned __int128 tok = (unsigned __int128)BURST * 8000000000ull, full = tok;
 
 	while (n < max) {
 		/* bursts of back-to-back frames and pauses, crowding the boundaries */
-		t += rnd(2000) == 0 ? rnd(W_NS / 4) : rnd(20000);
+		uint64_t gap = rnd(2000) == 0 ? rnd(W_NS / 4) : rnd(20000);
+		uint64_t wire = n > 0 && line_bps
+		    ? (f[n - 1].len * 8000000000ull + line_bps - 1) / line_bps
+		    : 0;
+		t += gap > wire ? gap : wire;
 		if (t >= NWIN * W_NS)
 			break;
 		f[n].t_ns = t;
 		f[n].len = 60 + (uint32_t)rnd(MAXF - 60 + 1);
 		n++;
 	}
+	/* tokens in bytes x 8e9, so that cap x ns adds exactly */
+	unsigned __int128 tok = (unsigned __int128)limits_at(lim, 0).burst * 8000000000ull;
 	uint64_t last = 0;
 	for (size_t i = 0; i < n; i++) {
-		tok += (unsigned __int128)CAP * (f[i].t_ns - last);
-		if (tok > full)
-			tok = full;
-		last = f[i].t_ns;
+		while (last < f[i].t_ns) {
+			struct limits l = limits_at(lim, last / W_NS);
+			uint64_t to = (last / W_NS + 1) * W_NS;
+			to = to < f[i].t_ns ? to : f[i].t_ns;
+			unsigned __int128 full = (unsigned __int128)l.burst * 8000000000ull;
+			tok += (unsigned __int128)l.cap * (to - last);
+			tok = tok < full ? tok : full;
+			last = to;
+		}
+		unsigned __int128 full =
+		    (unsigned __int128)limits_at(lim, last / W_NS).burst * 8000000000ull;
+		tok = tok < full ? tok : full;
 		unsigned __int128 need = (unsigned __int128)f[i].len * 8000000000ull;
 		passed[i] = tok >= need;
 		if (passed[i])
 			tok -= need;
 	}
 	return n;
+}
+
+static size_t
+offer(struct frame *f, size_t max, bool *passed)
+{
+	return offer_at(f, max, passed, NULL, 0);
 }
 
 struct counts {
@@ -121,9 +155,11 @@ count(const struct frame *f, const bool *passed, size_t n, int64_t offset, int64
 /* One reconciliation: the policy, and what the two logs hold besides the counts. */
 struct scenario {
 	uint64_t offset_ns;
-	uint64_t lie_at, lie; /* the shaper's window lie_at told lie bytes short (NWIN: none) */
-	uint64_t lost_at;     /* the tap's ports lost frames in this window (NWIN: none) */
-	bool interleave;      /* ATTEST, RELOAD and DECLARE records among the tap's windows */
+	uint64_t line_bps;        /* --tap-line-rate; 0: 100 Gbit/s */
+	const struct limits *lim; /* each window's limits; NULL: CAP and BURST throughout */
+	uint64_t lie_at, lie;     /* the shaper's window lie_at told lie bytes short (NWIN: none) */
+	uint64_t lost_at;         /* the tap's ports lost frames in this window (NWIN: none) */
+	bool interleave;          /* ATTEST, RELOAD and DECLARE records among the tap's windows */
 };
 
 static void
@@ -144,12 +180,12 @@ feed(struct pc_reconcile *rc, int tap, const struct pc_record *r)
  * at window k: a quote, a reload (of the same limits) or its declaration.
  */
 static void
-feed_other(struct pc_reconcile *rc, int tap, uint8_t type, uint64_t k)
+feed_other(struct pc_reconcile *rc, int tap, uint8_t type, uint64_t k, struct limits lim)
 {
 	struct pc_record_pod pod = { .id = "pod-a",
 				     .uplink = "up0",
-				     .cap_bps = CAP,
-				     .burst_bytes = BURST,
+				     .cap_bps = lim.cap,
+				     .burst_bytes = lim.burst,
 				     .mode = PC_MODE_POLICE };
 	static struct pc_record_attest a = { .key_kind = PC_KEY_FILE,
 					     .quote_len = 1,
@@ -180,12 +216,12 @@ feed_other(struct pc_reconcile *rc, int tap, uint8_t type, uint64_t k)
  */
 static void
 feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64_t frames,
-	    uint64_t lost, uint8_t between)
+	    uint64_t lost, uint8_t between, struct limits lim)
 {
 	struct pc_record_pod pod = { .id = "pod-a",
 				     .uplink = "up0",
-				     .cap_bps = CAP,
-				     .burst_bytes = BURST,
+				     .cap_bps = lim.cap,
+				     .burst_bytes = lim.burst,
 				     .mode = PC_MODE_POLICE };
 	struct pc_record_seen seen = { .name = "up0", .missed = { lost, 0 } };
 	struct pc_record r = { .type = PC_REC_WINDOW,
@@ -202,7 +238,7 @@ feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64
 	if (tap < 0)
 		return;
 	if (between != 0)
-		feed_other(rc, tap, between, k + 1);
+		feed_other(rc, tap, between, k + 1, lim);
 	struct pc_record o = { .type = PC_REC_OBSERVE,
 			       .appliance_id = "t",
 			       .window_len_ns = W_NS,
@@ -222,13 +258,13 @@ feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64
  * window 3.
  */
 static void
-feed_tap_others(struct pc_reconcile *rc, int tap, uint64_t k)
+feed_tap_others(struct pc_reconcile *rc, int tap, uint64_t k, struct limits lim)
 {
 	if (k == 1 || k == 5)
-		feed_other(rc, tap, PC_REC_ATTEST, k + 1);
+		feed_other(rc, tap, PC_REC_ATTEST, k + 1, lim);
 	if (k == 3) {
-		feed_other(rc, tap, PC_REC_RELOAD, k + 1);
-		feed_other(rc, tap, PC_REC_DECLARE, k + 1);
+		feed_other(rc, tap, PC_REC_RELOAD, k + 1, lim);
+		feed_other(rc, tap, PC_REC_DECLARE, k + 1, lim);
 	}
 }
 
@@ -241,22 +277,24 @@ struct outcome {
 static void
 run(const struct counts *s, const struct counts *t, const struct scenario *sc, struct outcome *out)
 {
-	struct pc_reconcile_policy p = { .offset_ns = sc->offset_ns, .line_bps = 100000000000ull };
+	struct pc_reconcile_policy p = { .offset_ns = sc->offset_ns,
+					 .line_bps =
+					     sc->line_bps ? sc->line_bps : 100000000000ull };
 	struct pc_reconcile *rc = pc_reconcile_new(&p, NULL, 0);
 
 	assert_non_null(rc);
 	for (uint64_t k = 0; k < NWIN; k++) {
 		uint64_t b = s->bytes[k] - (k == sc->lie_at ? sc->lie : 0);
-		feed_window(rc, -1, k, b, s->frames[k], 0, 0);
+		feed_window(rc, -1, k, b, s->frames[k], 0, 0, limits_at(sc->lim, k));
 	}
 	int tap = pc_reconcile_tap(rc, "brute-force");
 	assert_int_equal(tap, 0);
 	for (uint64_t k = 0; k < NWIN; k++) {
 		uint8_t between = sc->interleave && k == 6 ? PC_REC_ATTEST : 0;
 		feed_window(rc, tap, k, t->bytes[k], t->frames[k], k == sc->lost_at ? 3 : 0,
-			    between);
+			    between, limits_at(sc->lim, k));
 		if (sc->interleave)
-			feed_tap_others(rc, tap, k);
+			feed_tap_others(rc, tap, k, limits_at(sc->lim, k + 1));
 	}
 	out->disagree = pc_reconcile_finish(rc);
 	FILE *f = fmemopen(out->text, sizeof(out->text), "w");
@@ -445,13 +483,113 @@ test_other_records(void **state)
 	}
 }
 
+#define LINE      1000000000ull /* a 1 Gbit/s line: 1.25 MB in 10 ms */
+#define BIG_BURST 20000000ull   /* more than the line carries within any offset tried */
+
+static const struct limits big_burst[NWIN] = {
+	{ CAP, BIG_BURST }, { CAP, BIG_BURST }, { CAP, BIG_BURST }, { CAP, BIG_BURST },
+	{ CAP, BIG_BURST }, { CAP, BIG_BURST }, { CAP, BIG_BURST }, { CAP, BIG_BURST },
+};
+
+/*
+ * What the shaper passes within D of a boundary is held by its bucket and
+ * by the line: E = min(burst + cap x D, line x D) + max_frame. An honest
+ * pair at that bound agrees (a window 2E over, between two E under: the
+ * burst crossed both its boundaries late), one byte more is a lie.
+ */
+static void
+test_line_bound(void **state)
+{
+	struct counts s, t;
+	struct outcome out;
+	char want[256];
+	/* the line's 1.25 MB and one largest frame; the bucket would allow 20.1 MB */
+	const uint64_t e = 1250000 + 16384;
+
+	(void)state;
+	assert_int_equal(pc_reconcile_boundary_bytes(LINE, 0, 10000000, 16384), e);
+	for (int k = 0; k < NWIN; k++) {
+		s.bytes[k] = t.bytes[k] = 5000000;
+		s.frames[k] = t.frames[k] = 5000;
+	}
+	t.bytes[3] -= e;
+	t.bytes[4] += 2 * e;
+	t.bytes[5] -= e;
+	struct scenario sc = { .offset_ns = 10000000,
+			       .line_bps = LINE,
+			       .lim = big_burst,
+			       .lie_at = NWIN,
+			       .lost_at = NWIN };
+	run(&s, &t, &sc, &out);
+	if (out.disagree != 0 || strstr(out.text, "7 windows agree") == NULL)
+		fail_msg("an honest pair at the bound: %s", out.text);
+	snprintf(want, sizeof(want), "largest difference %llu B, %llu B allowed",
+		 (unsigned long long)(2 * e), (unsigned long long)(2 * e));
+	assert_non_null(strstr(out.text, want));
+	sc.lie_at = 4;
+	sc.lie = 1;
+	run(&s, &t, &sc, &out);
+	assert_int_equal(out.disagree, 1);
+	snprintf(want, sizeof(want),
+		 "reconcile: tap 1: pod pod-a up window 2024-01-01T00:00:04Z: the tap saw %llu B "
+		 "more than the shaper says passed (+0 frames), more than the %llu B the clocks "
+		 "allow",
+		 (unsigned long long)(2 * e + 1), (unsigned long long)(2 * e));
+	if (strstr(out.text, want) == NULL)
+		fail_msg("one byte over the bound: %s", out.text);
+}
+
+/*
+ * The brute force with the line the binding limit: frames no closer than
+ * 1 Gbit/s lets them, a bucket deeper than the line carries within the
+ * offset. Honest pairs never disagree; lies of 2 tau + 1, tau of the line,
+ * are caught.
+ */
+static void
+test_line_honest(void **state)
+{
+	struct counts s, t;
+	struct outcome out;
+
+	(void)state;
+	for (int r = 0; r < 30; r++) {
+		size_t n =
+		    offer_at(frames, sizeof(frames) / sizeof(frames[0]), passed, big_burst, LINE);
+		uint64_t bound = 1 + rnd(20000000);
+		int64_t off = (int64_t)rnd(bound + 1) * (rnd(2) ? 1 : -1);
+		int64_t jitter = (int64_t)(bound - (uint64_t)(off < 0 ? -off : off)) / 2;
+		count(frames, passed, n, 0, 0, &s);
+		count(frames, passed, n, off, jitter, &t);
+		struct scenario sc = { .offset_ns = bound,
+				       .line_bps = LINE,
+				       .lim = big_burst,
+				       .lie_at = NWIN,
+				       .lost_at = NWIN };
+		run(&s, &t, &sc, &out);
+		if (out.disagree != 0)
+			fail_msg("offset %lld ns (bound %llu): %s", (long long)off,
+				 (unsigned long long)bound, out.text);
+		uint64_t e = pc_reconcile_boundary_bytes(LINE, 0, bound, 16384);
+		sc.lie_at = 1 + rnd(NWIN - 1);
+		sc.lie = 4 * e + 1;
+		if (sc.lie > s.bytes[sc.lie_at])
+			continue;
+		run(&s, &t, &sc, &out);
+		if (out.disagree == 0)
+			fail_msg("a lie of %llu B in window %llu went unnoticed: %s",
+				 (unsigned long long)sc.lie, (unsigned long long)sc.lie_at,
+				 out.text);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_honest),         cmocka_unit_test(test_lies_caught),
 		cmocka_unit_test(test_unseen_windows), cmocka_unit_test(test_tap_short),
-		cmocka_unit_test(test_other_records),
+		cmocka_unit_test(test_other_records),  cmocka_unit_test(test_line_bound),
+		cmocka_unit_test(test_line_honest),
 	};
 	if (sodium_init() < 0)
 		return 1;
