@@ -612,6 +612,75 @@ how long its polling thread waited for its core (`core wait`, from
 the machine's other work as well.
 """
 
+PEERS_TEXT = """### The 1500-byte gap
+
+At 1500 B every forwarder here spends most of a frame in the pod port's
+receive: net_pcap allocates an mbuf and copies the 1500 bytes into it,
+50 ns a frame and more, against about 10 to 15 ns of the forwarder's own
+work. The profile table above is podcapd's and l3fwd's forwarding threads
+in the same run, symbol by symbol, and its note splits each into the ports'
+drivers, the application's own symbols and the rest. Before the two changes
+below, the same profile (`profiles()` of `tools/bench/peers`, podcap commit
+e82152f, the same machine the same evening) gave l3fwd 69.09 and podcapd
+81.82 ns a frame: the ports' drivers 57.42 ns (l3fwd) against 63.71 ns
+(podcapd), the applications' own symbols 8.10 ns
+(`l3fwd_lpm_process_packets`, `lpm_main_loop`, `processx4_step3`,
+`lpm_cb_parse_ptype`) against 14.70 ns (`pc_burst_classify` 7.60,
+`pc_worker_main` 5.29, `flush_all` 1.01, `pc_burst_prefetch` 0.80).
+
+- **TX staging.** l3fwd hands a burst to the port straight from the array
+  it received it in. podcapd copied each frame's mbuf, pod and length into
+  its TX stage and read them back to send and count: three more arrays
+  (about a kilobyte a burst) which the burst's copy (48 KB at 1500 B, more
+  than the L1 cache) has evicted by the time they are read, and a
+  `flush_all` of its own in the profile. A burst whose runs all pass whole
+  is now sent as received and counted from the classification's own arrays
+  (`send_whole` in `src/daemon/worker.c`); the stage is kept for the bursts
+  that are not (drops, queues, a burst of several pods one of which is over
+  its cap). `flush_all` has left the profile.
+- **Run admission under the window promise.** A pod held to the window
+  promise was admitted frame by frame (`pc_wb_admit`) where a pod under the
+  envelope alone is admitted a run at a time: at one pod it cost about
+  twice as much a frame. `pc_wb_admit_run` admits such a run at once, with
+  the one-by-one decision, as `pc_bucket_admit_run` does for the bucket.
+
+Two other candidates were tried with the same profile and kept out, as
+neither lowered podcapd's cost a frame: prefetching every header of a burst
+at once instead of four frames ahead, and bursts of 16 instead of 32 (so
+that a burst's copy fits the L1 cache; the drivers' fixed cost a call then
+weighs twice).
+
+What is left is podcapd's own per-frame work: it classifies every frame as
+the shaper's rule says (the pod-side address, its prefix lookup, the pod's
+uplink), admits it through the pod's bucket and counts it, and each of the
+lines that touches (the classification's arrays, the bucket and counter
+lines, the table) is a miss after a 48 KB copy. The drivers' rows, the
+copy itself, differ between the two by a few nanoseconds either way from
+one run to the next on this machine, more than the difference they showed
+before. The virtual machine exposes no hardware counters to perf, so the
+misses are inferred, not counted. The gap is bounded, not closed: the
+ratio, its range over the rounds and the rates per CPU second are in the
+table above.
+
+### The tap's capacity
+
+Monitor mode receives, classifies with the shaper's own code, counts and
+frees; testpmd rxonly receives and frees and nothing else, so the
+difference of their rates per CPU second is what classifying and counting
+cost a frame, and at 64 B that is of the order of rxonly's whole cost: the
+goal of 0.95 would leave the tap well under a nanosecond a frame for the
+shaper's classification. On net_pcap nothing can be lost (its ring never
+runs out), so the monitor-mode rows are the tap's capacity. On a veth, what a tap loses is what its receive ring
+cannot hold while its worker waits for a CPU: the loss table gives, for
+each rate, the frames the kernel received, the frames the tap counted, the
+losses its OBSERVE records report and how long the worker waited for its
+CPU. On a shared machine that wait, not the rate, decides the loss. What
+must hold whatever the rate is the last two columns: a tap that falls
+behind says so, every frame it missed is in its OBSERVE records, and the
+windows concerned are reported unreconciled rather than taken as evidence
+(docs/reconcile.md).
+"""
+
 CLOCK = """## A note on podcapd's clock
 
 `docs/bucket.md` promises that the long-run rate is the cap exactly. The
@@ -663,6 +732,8 @@ def section_block(i, r, m=None):
         for n in t.get("notes", []):
             out.append("- " + n)
         out.append("")
+    if r["name"] == "peers" and not doc.get("quick"):
+        out.append(PEERS_TEXT)
     if doc.get("commands"):
         out.append("Commands:\n\n```\n%s\n```\n" % "\n".join(doc["commands"]))
     return out
