@@ -23,7 +23,8 @@
 #define QUEUE_UNKNOWN UINT64_MAX
 
 struct obs {
-	uint32_t pod; /* index into rc->ids */
+	uint32_t pod;    /* index into rc->ids */
+	uint32_t uplink; /* index into rc->links */
 	uint64_t cap_bps, burst_bytes, queue_delay_ns;
 	uint8_t mode;
 	uint64_t pass_bytes[PC_DIR_COUNT], pass_frames[PC_DIR_COUNT];
@@ -66,6 +67,8 @@ struct pc_reconcile {
 	uint8_t (*digests)[PC_DIGEST_LEN];
 	char (*ids)[PC_ID_LEN];
 	size_t nids, capids;
+	char (*links)[PC_ID_LEN]; /* the uplinks' names */
+	size_t nlinks, caplinks;
 	struct log shaper;
 	struct log taps[PC_RECONCILE_MAX_TAPS];
 	int ntaps;
@@ -143,22 +146,36 @@ pc_reconcile_free(struct pc_reconcile *rc)
 		log_free(&rc->taps[t]);
 	free(rc->digests);
 	free(rc->ids);
+	free(rc->links);
 	free(rc->tally);
 	free(rc->found);
 	free(rc);
 }
 
+/* The index of name among names (added when new), trying hint first. */
+static uint32_t
+name_index(char (**names)[PC_ID_LEN], size_t *n, size_t *cap, const char *name, uint32_t hint)
+{
+	if (hint < *n && strcmp((*names)[hint], name) == 0)
+		return hint;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return (uint32_t)i;
+	*names = grow(*names, cap, *n + 1, sizeof(**names));
+	memcpy((*names)[*n], name, PC_ID_LEN);
+	return (uint32_t)(*n)++;
+}
+
 static uint32_t
 pod_index(struct pc_reconcile *rc, const char *id, uint32_t hint)
 {
-	if (hint < rc->nids && strcmp(rc->ids[hint], id) == 0)
-		return hint;
-	for (size_t i = 0; i < rc->nids; i++)
-		if (strcmp(rc->ids[i], id) == 0)
-			return (uint32_t)i;
-	rc->ids = grow(rc->ids, &rc->capids, rc->nids + 1, sizeof(*rc->ids));
-	memcpy(rc->ids[rc->nids], id, PC_ID_LEN);
-	return (uint32_t)rc->nids++;
+	return name_index(&rc->ids, &rc->nids, &rc->capids, id, hint);
+}
+
+static uint32_t
+link_index(struct pc_reconcile *rc, const char *name, uint32_t hint)
+{
+	return name_index(&rc->links, &rc->nlinks, &rc->caplinks, name, hint);
 }
 
 /* The declared map a record names, or NULL: its max_frame and queue delays. */
@@ -193,6 +210,7 @@ add_window(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 		int k = map != NULL ? pc_config_find_pod(map, p->id) : -1;
 
 		o->pod = pod_index(rc, p->id, i);
+		o->uplink = link_index(rc, p->uplink, i > 0 ? w->obs[i - 1].uplink : 0);
 		o->cap_bps = p->cap_bps;
 		o->burst_bytes = p->burst_bytes;
 		o->mode = p->mode;
@@ -604,64 +622,152 @@ compare_pod(struct pc_reconcile *rc, struct cmp *c)
 	}
 }
 
+/* Bytes x 8e9: what a cap in bit/s earns over ns, exactly. */
+#define SCALE 8000000000ll
+
+/* The pod's block of window i of l, when it is the same bucket as that of window j. */
+static const struct obs *
+same_bucket(const struct log *l, size_t i, size_t j, uint32_t pod)
+{
+	if (i >= l->n)
+		return NULL;
+	const struct win *a = &l->w[i < j ? i : j], *b = &l->w[i < j ? j : i];
+	const struct obs *o = find_obs(&l->w[i], pod, pod);
+	const struct obs *p = find_obs(&l->w[j], pod, pod);
+	/* a pod that moved to another uplink is another bucket */
+	return adjacent(a, b) && o != NULL && p != NULL && o->uplink == p->uplink ? o : NULL;
+}
+
 /*
- * The verifier's own evidence that the cap held: over every run of a tap's
- * consecutive windows of one pod, with its limits unchanged, in the
- * direction the tap sees passed, the bytes it saw stay within burst + cap x
- * (the run's time + twice the offset), for its windows' boundaries may lie
- * up to the offset from the shaper's bucket's time on either side. The
- * worst run ending at each window is found as the largest sum of (bytes -
- * cap x window) ending there, in one pass.
+ * What the shaper's bucket can pass of pod in the offset D before the
+ * tap's window i, scaled: the level it may hold D before (the burst in force
+ * then) and what it earns over D at the caps in force, walking back
+ * through the windows D covers. Those the tap's log does not show (before
+ * its first window, across a hole) are taken to have window i's limits. A
+ * reload only clamps the level it carries, so nothing else is owed; and
+ * what crosses in D is held by the line too, the level after it by window
+ * i's burst.
+ */
+static __int128
+before_run(const struct pc_reconcile *rc, const struct log *l, size_t i, uint32_t pod)
+{
+	const struct obs *o = find_obs(&l->w[i], pod, pod), *k = o;
+	uint64_t left = rc->policy.offset_ns;
+	__int128 earned = 0;
+
+	for (size_t j = i; left > 0;) {
+		const struct obs *p = j > 0 ? same_bucket(l, j - 1, j, pod) : NULL;
+		if (p == NULL) {
+			earned += (__int128)k->cap_bps * left;
+			break;
+		}
+		j--;
+		k = p;
+		uint64_t span = l->w[j].count * l->w[j].len_ns;
+		span = span < left ? span : left;
+		earned += (__int128)k->cap_bps * span;
+		left -= span;
+	}
+	__int128 bucket = (__int128)k->burst_bytes * SCALE + earned;
+	__int128 line = (__int128)rc->policy.line_bps * rc->policy.offset_ns +
+	    ((__int128)l->w[i].max_frame + o->burst_bytes) * SCALE;
+	return bucket < line ? bucket : line;
+}
+
+/* What the bucket earns in the offset after the tap's window i, at the caps then in force. */
+static __int128
+after_run(const struct pc_reconcile *rc, const struct log *l, size_t i, uint32_t pod)
+{
+	const struct obs *k = find_obs(&l->w[i], pod, pod);
+	uint64_t left = rc->policy.offset_ns;
+	__int128 earned = 0;
+
+	for (size_t j = i; left > 0;) {
+		const struct obs *p = same_bucket(l, j + 1, j, pod);
+		if (p == NULL) {
+			earned += (__int128)k->cap_bps * left;
+			break;
+		}
+		j++;
+		k = p;
+		uint64_t span = l->w[j].count * l->w[j].len_ns;
+		span = span < left ? span : left;
+		earned += (__int128)k->cap_bps * span;
+		left -= span;
+	}
+	return earned;
+}
+
+/* The worst run of a tap's windows ending at the one in hand. */
+struct env_run {
+	bool open;
+	__int128 excess; /* its bytes less what its windows earn, less what it may start with */
+	__int128 start;  /* what it may start with (before_run) */
+	__int128 earned; /* what its windows earn */
+	uint64_t from_ns, bytes; /* where it begins, and the bytes it saw */
+};
+
+static void
+say_cap_broken(struct pc_reconcile *rc, int tap, uint32_t pod, enum pc_dir d,
+	       const struct env_run *r, uint64_t to_ns, uint64_t allowed)
+{
+	char a[PC_UTC_LEN], b[PC_UTC_LEN];
+	struct finding *f = finding(rc, true);
+
+	if (f == NULL)
+		return;
+	pc_utc_format(r->from_ns, a, sizeof(a));
+	pc_utc_format(to_ns, b, sizeof(b));
+	snprintf(f->msg, sizeof(f->msg),
+		 "tap %d: pod %s %s: the tap saw %" PRIu64 " B pass from %s to %s, more than "
+		 "the %" PRIu64 " B the bursts and caps in force allow over that time and the "
+		 "clock offset either side: the cap did not hold",
+		 tap + 1, rc->ids[pod], pc_dir_name(d), r->bytes, a, b, allowed);
+}
+
+/*
+ * The verifier's own evidence that the cap held (docs/reconcile.md): in the
+ * direction the tap sees passed, every run of the tap's consecutive windows
+ * of a pod on one uplink (reloads between them included: a bucket's level
+ * is carried, clamped) saw at most what the shaper's bucket could pass from
+ * the offset before the run to the offset after it, at the limits in force
+ * there: before_run + the caps x the windows + after_run + 2 x max_frame for
+ * the rounding of a real bucket. The worst run ending at each window is
+ * kept as it goes, in one pass.
  */
 static void
 tap_envelope(struct pc_reconcile *rc, int tap, uint32_t pod, enum pc_dir d, struct tally *t)
 {
 	const struct log *l = &rc->taps[tap];
-	const struct win *prev = NULL;
-	const struct obs *po = NULL;
-	__int128 best = 0, bytes = 0;
-	uint64_t from = 0;
+	struct env_run r = { .open = false };
 
 	for (size_t i = 0; i < l->n; i++) {
 		const struct win *w = &l->w[i];
 		const struct obs *o = find_obs(w, pod, pod);
 		if (o == NULL) {
-			prev = NULL;
+			r.open = false;
 			continue;
 		}
-		/* bit-ns scaled to bytes x 8e9 */
 		__int128 earn = (__int128)o->cap_bps * (w->count * w->len_ns);
-		__int128 x = (__int128)o->pass_bytes[d] * 8000000000ll - earn;
-		if (prev == NULL || !adjacent(prev, w) || po->cap_bps != o->cap_bps ||
-		    po->burst_bytes != o->burst_bytes || best < 0) {
-			best = 0;
-			bytes = 0;
-			from = w->start_ns;
+		__int128 x = (__int128)o->pass_bytes[d] * SCALE - earn;
+		__int128 start = before_run(rc, l, i, pod);
+		bool goes_on = r.open && i > 0 && same_bucket(l, i - 1, i, pod) != NULL;
+		/* a run from here is worse than the one that ends here when it may start with less */
+		if (!goes_on || r.excess < -start) {
+			r = (struct env_run){ .open = true,
+					      .excess = -start,
+					      .start = start,
+					      .from_ns = w->start_ns };
 		}
-		best += x;
-		bytes += o->pass_bytes[d];
-		prev = w;
-		po = o;
-		uint64_t allow = o->burst_bytes + 2 * (uint64_t)w->max_frame;
-		__int128 slack = (__int128)o->cap_bps * (2 * rc->policy.offset_ns);
-		if (best > (__int128)allow * 8000000000ll + slack) {
-			char a[PC_UTC_LEN], b[PC_UTC_LEN];
-			struct finding *f = finding(rc, true);
+		r.excess += x;
+		r.earned += earn;
+		r.bytes += o->pass_bytes[d];
+		__int128 end = after_run(rc, l, i, pod) + (__int128)2 * w->max_frame * SCALE;
+		if (r.excess > end) {
 			t->disagree++;
-			if (f != NULL) {
-				pc_utc_format(from, a, sizeof(a));
-				pc_utc_format(w->start_ns + w->count * w->len_ns, b, sizeof(b));
-				snprintf(f->msg, sizeof(f->msg),
-					 "tap %d: pod %s %s: the tap saw %" PRIu64
-					 " B pass from %s to %s, "
-					 "more than burst %" PRIu64 " B + cap %" PRIu64
-					 " bit/s x (that time + 2 x the clock offset) allows: the "
-					 "cap did "
-					 "not hold",
-					 tap + 1, rc->ids[pod], pc_dir_name(d), (uint64_t)bytes, a,
-					 b, o->burst_bytes, o->cap_bps);
-			}
-			best = -1; /* start again after the window that broke it */
+			say_cap_broken(rc, tap, pod, d, &r, w->start_ns + w->count * w->len_ns,
+				       (uint64_t)((r.start + r.earned + end) / SCALE));
+			r.open = false; /* start again after the window that broke it */
 		}
 	}
 }

@@ -582,6 +582,86 @@ test_line_honest(void **state)
 	}
 }
 
+#define FAST       800000000ull /* 800 Mbit/s: 100 MB a window, 1 MB in 10 ms */
+#define FAST_BURST 2000000ull
+
+/* A reload that lowers the limits from window 4 on, in force in the shaper and the tap alike. */
+static const struct limits lowered[NWIN] = {
+	{ FAST, FAST_BURST }, { FAST, FAST_BURST }, { FAST, FAST_BURST }, { FAST, FAST_BURST },
+	{ CAP, BURST },       { CAP, BURST },       { CAP, BURST },       { CAP, BURST },
+};
+
+/*
+ * The tap's envelope across a reload that lowers the limits. Its window 4
+ * counts what the shaper passed in the offset before it, under the old
+ * limits (the old burst and the old cap for D), then the new cap over the
+ * window and the offset after it: 2 MB + 1 MB + 10 MB + 100 kB and two
+ * largest frames is honest; one byte more did not pass any bucket.
+ */
+static void
+test_reload_envelope(void **state)
+{
+	struct counts s, t;
+	struct outcome out;
+	const uint64_t most = FAST_BURST + 1000000 + 10000000 + 100000 + 2 * 16384;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.bytes[4] = most;
+	s.frames[4] = most / 1000;
+	t = s;
+	struct scenario sc = {
+		.offset_ns = 10000000, .lim = lowered, .lie_at = NWIN, .lost_at = NWIN
+	};
+	run(&s, &t, &sc, &out);
+	if (out.disagree != 0)
+		fail_msg("an honest tap across a reload: %s", out.text);
+	s.bytes[4] = t.bytes[4] = most + 1;
+	run(&s, &t, &sc, &out);
+	assert_int_equal(out.disagree, 1);
+	if (strstr(out.text,
+		   "reconcile: tap 1: pod pod-a up: the tap saw 13132769 B pass from "
+		   "2024-01-01T00:00:04Z to 2024-01-01T00:00:05Z, more than the "
+		   "13132768 B") == NULL ||
+	    strstr(out.text, "the cap did not hold") == NULL)
+		fail_msg("one byte over the envelope: %s", out.text);
+}
+
+/*
+ * Honest pairs whose limits change at random boundaries (a bucket's level
+ * carried, clamped to the new depth) never fail.
+ */
+static void
+test_reload_honest(void **state)
+{
+	/* caps the offered traffic holds to: the buckets run empty and full again */
+	static const struct limits choice[] = {
+		{ CAP, FAST_BURST }, { CAP / 10, BURST }, { CAP / 2, 500000 }, { CAP / 10, 1000000 }
+	};
+	struct limits lim[NWIN];
+	struct counts s, t;
+	struct outcome out;
+
+	(void)state;
+	for (int r = 0; r < 40; r++) {
+		for (int k = 0; k < NWIN; k++)
+			lim[k] = choice[rnd(4)];
+		size_t n = offer_at(frames, sizeof(frames) / sizeof(frames[0]), passed, lim, 0);
+		uint64_t bound = 1 + rnd(50000000);
+		int64_t off = (int64_t)rnd(bound + 1) * (rnd(2) ? 1 : -1);
+		int64_t jitter = (int64_t)(bound - (uint64_t)(off < 0 ? -off : off)) / 2;
+		count(frames, passed, n, 0, 0, &s);
+		count(frames, passed, n, off, jitter, &t);
+		struct scenario sc = {
+			.offset_ns = bound, .lim = lim, .lie_at = NWIN, .lost_at = NWIN
+		};
+		run(&s, &t, &sc, &out);
+		if (out.disagree != 0)
+			fail_msg("offset %lld ns (bound %llu): %s", (long long)off,
+				 (unsigned long long)bound, out.text);
+	}
+}
+
 int
 main(void)
 {
@@ -589,7 +669,8 @@ main(void)
 		cmocka_unit_test(test_honest),         cmocka_unit_test(test_lies_caught),
 		cmocka_unit_test(test_unseen_windows), cmocka_unit_test(test_tap_short),
 		cmocka_unit_test(test_other_records),  cmocka_unit_test(test_line_bound),
-		cmocka_unit_test(test_line_honest),
+		cmocka_unit_test(test_line_honest),    cmocka_unit_test(test_reload_envelope),
+		cmocka_unit_test(test_reload_honest),
 	};
 	if (sodium_init() < 0)
 		return 1;
