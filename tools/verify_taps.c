@@ -117,10 +117,27 @@ only_cap_checks(const struct pc_verify *v)
 	return true;
 }
 
-/* The tap's own verification: its key, the declared maps, the verifier's policy. */
+/* Why v's log is no evidence: its first failure. */
+static void
+failed_why(const struct pc_verify *v, char *why, size_t len)
+{
+	const struct pc_verify_failure *f = pc_verify_failure_at(v, 0);
+
+	if (f == NULL)
+		snprintf(why, len, "its log failed verification with its key");
+	else
+		snprintf(why, len, "its log failed verification with its key: %s: %s",
+			 pc_verify_check_name(f->check), f->msg);
+}
+
+/*
+ * The tap's own verification: its key, the declared maps, the verifier's
+ * policy. Its status; why it failed in why.
+ */
 static int
 verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *policy,
-	   pc_tap_reader read_log, const struct pc_config *const *maps, size_t nmaps, FILE *out)
+	   pc_tap_reader read_log, const struct pc_config *const *maps, size_t nmaps, FILE *out,
+	   char *why, size_t why_len)
 {
 	struct pc_verifier_key key;
 	struct pc_error err;
@@ -158,6 +175,8 @@ verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *polic
 			    i + 1);
 		status = 0;
 	}
+	if (status != 0)
+		failed_why(v, why, why_len);
 	pc_verify_free(v);
 	sink = -1;
 	return status;
@@ -169,8 +188,11 @@ pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *po
 {
 	const struct pc_config *const *maps = pc_reconcile_maps(rc, NULL);
 	size_t nmaps;
+	char why[PC_RECONCILE_WHY_LEN];
 
 	(void)pc_reconcile_maps(rc, &nmaps);
+	if (status != 0)
+		pc_reconcile_shaper_failed(rc);
 	if (json_out)
 		printf(",\"taps_total\":%zu,\"taps\":[", o->n);
 	for (size_t i = 0; i < o->n; i++) {
@@ -178,27 +200,32 @@ pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *po
 			fputs(i ? "," : "", stdout);
 		else
 			printf("\ntap %zu: %s (verified with its own key)\n", i + 1, o->source[i]);
-		int s = verify_tap(o, i, policy, read_log, maps, nmaps, stdout);
+		int s = verify_tap(o, i, policy, read_log, maps, nmaps, stdout, why, sizeof(why));
 		if (s == 0 && pc_reconcile_tap_side(rc, (int)i) == 0) {
 			/* a shaper's log, or another appliance's, given as a tap's */
-			fprintf(
-			    stderr,
-			    "podcap-verify: --tap %s: its log has no OBSERVE record: not the log "
-			    "of a tap (podcapd with appliance.role pod-tap or fabric-tap)\n",
-			    o->source[i]);
+			snprintf(why, sizeof(why),
+				 "its log has no OBSERVE record: not the log of a tap (podcapd "
+				 "with appliance.role pod-tap or fabric-tap)");
 			s = 1;
 		}
 		if (s != 0) {
 			/* a tap log that does not verify is no evidence: nothing is reconciled with it */
-			pc_reconcile_tap_discard(rc, (int)i);
+			fprintf(stderr, "podcap-verify: --tap %s: %s\n", o->source[i], why);
+			pc_reconcile_tap_refuse(rc, (int)i, why);
 			status = status ? status : s;
 		}
 	}
 	if (pc_reconcile_finish(rc) != 0 && status == 0)
 		status = 1;
 	if (json_out) {
+		char line[2 * PC_RECONCILE_WHY_LEN];
+
 		fputs("],\"reconciliation\":", stdout);
 		pc_reconcile_print_json(rc, stdout);
+		/* the whole run's verdict, as the exit status gives it */
+		pc_reconcile_result_line(rc, line, sizeof(line));
+		printf(",\"ok\":%s,\"result\":", status == 0 ? "true" : "false");
+		pc_json_string(stdout, line);
 		fputs("}\n", stdout);
 	} else {
 		pc_reconcile_print_text(rc, stdout);

@@ -27,6 +27,7 @@
 #define PC_RECONCILE_MAX_TAPS          16
 #define PC_RECONCILE_DEFAULT_OFFSET_NS 10000000ull     /* 10 ms */
 #define PC_RECONCILE_DEFAULT_LINE_BPS  100000000000ull /* 100 Gbit/s */
+#define PC_RECONCILE_WHY_LEN           512             /* why a tap was refused, with its NUL */
 
 struct pc_reconcile_policy {
 	/*
@@ -59,8 +60,13 @@ void pc_reconcile_shaper(struct pc_reconcile *rc, const uint8_t *rec, size_t len
 /* A new tap, named by where its log came from; its index, or -1 past PC_RECONCILE_MAX_TAPS. */
 int pc_reconcile_tap(struct pc_reconcile *rc, const char *source);
 void pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, size_t len);
-/* Forgets what tap t logged (its log did not verify): none of its windows is evidence. */
-void pc_reconcile_tap_discard(struct pc_reconcile *rc, int tap);
+/*
+ * Refuses tap t: what it logged is forgotten (none of its windows is
+ * evidence) and `why` is reported; the reconciliation then fails.
+ */
+void pc_reconcile_tap_refuse(struct pc_reconcile *rc, int tap, const char *why);
+/* The shaper's log failed its own verification: the reconciliation fails with it. */
+void pc_reconcile_shaper_failed(struct pc_reconcile *rc);
 /*
  * The side tap t's OBSERVE records name (enum pc_role: PC_ROLE_POD_TAP or
  * PC_ROLE_FABRIC_TAP), or 0 when its log has none: not a tap's log.
@@ -70,6 +76,13 @@ unsigned pc_reconcile_tap_side(const struct pc_reconcile *rc, int tap);
 const struct pc_config *const *pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n);
 /* Compares; returns the number of windows or runs of windows that disagree. */
 uint64_t pc_reconcile_finish(struct pc_reconcile *rc);
+/*
+ * The verdict, after pc_reconcile_finish: "reconciled: ..." when nothing
+ * disagrees, no tap was refused and the shaper's log verified, else
+ * "RECONCILE FAILED: ..." and why; the text report's last line and the
+ * JSON's "result".
+ */
+void pc_reconcile_result_line(const struct pc_reconcile *rc, char *buf, size_t len);
 void pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f);
 void pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f);
 /* The HTML page's section of the same figures (docs/report.md). */

@@ -8,6 +8,7 @@
  * pc_reconcile_boundary_bytes.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,9 @@ struct log {
 	uint8_t side; /* a tap's enum pc_role */
 	struct win *w;
 	size_t n, cap;
-	bool prev_clean; /* the window before the last had no loss, same run */
-	bool open;       /* the last window awaits its OBSERVE */
+	bool prev_clean;                    /* the window before the last had no loss, same run */
+	bool open;                          /* the last window awaits its OBSERVE */
+	char refused[PC_RECONCILE_WHY_LEN]; /* why it is no evidence; "" while it is */
 };
 
 /* One (tap, pod, direction): what the comparison found. */
@@ -76,6 +78,8 @@ struct pc_reconcile {
 	struct finding *found;
 	uint64_t nfound_fail, nfound_unrec, nkept;
 	uint64_t total_agree, total_unrec, total_fail;
+	int nrefused;       /* taps refused */
+	bool shaper_failed; /* the shaper's own verification failed */
 };
 
 uint64_t
@@ -348,7 +352,7 @@ pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, si
 }
 
 void
-pc_reconcile_tap_discard(struct pc_reconcile *rc, int tap)
+pc_reconcile_tap_refuse(struct pc_reconcile *rc, int tap, const char *why)
 {
 	if (tap < 0 || tap >= rc->ntaps)
 		return;
@@ -357,6 +361,15 @@ pc_reconcile_tap_discard(struct pc_reconcile *rc, int tap)
 		free(l->w[i].obs);
 	l->n = 0;
 	l->open = false;
+	if (l->refused[0] == '\0')
+		rc->nrefused++;
+	snprintf(l->refused, sizeof(l->refused), "%s", why);
+}
+
+void
+pc_reconcile_shaper_failed(struct pc_reconcile *rc)
+{
+	rc->shaper_failed = true;
 }
 
 unsigned
@@ -810,6 +823,46 @@ pc_reconcile_finish(struct pc_reconcile *rc)
 
 /* ---- reports ---- */
 
+static bool
+verdict_ok(const struct pc_reconcile *rc)
+{
+	return rc->total_fail == 0 && rc->nrefused == 0 && !rc->shaper_failed;
+}
+
+static void
+append(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*at >= len)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	*at = n < 0 ? len : *at + (size_t)n;
+}
+
+void
+pc_reconcile_result_line(const struct pc_reconcile *rc, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	append(buf, len, &at,
+	       "%s: %" PRIu64 " windows agree, %" PRIu64 " unreconciled, %" PRIu64 " disagree",
+	       verdict_ok(rc) ? "reconciled" : "RECONCILE FAILED", rc->total_agree, rc->total_unrec,
+	       rc->total_fail);
+	for (int t = 0; t < rc->ntaps; t++)
+		if (rc->taps[t].refused[0] != '\0') {
+			append(buf, len, &at, "; tap %d refused: %s", t + 1, rc->taps[t].refused);
+			if (rc->nrefused > 1)
+				append(buf, len, &at, " (and %d more tap%s refused)",
+				       rc->nrefused - 1, rc->nrefused == 2 ? "" : "s");
+			break;
+		}
+	if (rc->shaper_failed)
+		append(buf, len, &at, "; the shaper's log failed verification (its report above)");
+}
+
 static const char *
 side_name(uint8_t side)
 {
@@ -830,11 +883,17 @@ row(const struct pc_reconcile *rc, int t, uint32_t p, int d)
 void
 pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
 {
+	char line[2 * PC_RECONCILE_WHY_LEN];
+
 	fprintf(f, "\nreconciliation (clock offset %" PRIu64 " ns, line rate %" PRIu64 " bit/s)\n",
 		rc->policy.offset_ns, rc->policy.line_bps);
 	for (int t = 0; t < rc->ntaps; t++) {
-		fprintf(f, "tap %d: %s, %s\n", t + 1, rc->taps[t].source,
-			side_name(rc->taps[t].side));
+		if (rc->taps[t].refused[0] != '\0')
+			fprintf(f, "tap %d: %s, refused: %s\n", t + 1, rc->taps[t].source,
+				rc->taps[t].refused);
+		else
+			fprintf(f, "tap %d: %s, %s\n", t + 1, rc->taps[t].source,
+				side_name(rc->taps[t].side));
 		for (uint32_t p = 0; p < rc->nids; p++)
 			for (int d = 0; d < PC_DIR_COUNT; d++) {
 				const struct tally *y = row(rc, t, p, d);
@@ -858,10 +917,8 @@ pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
 	if (rc->nfound_fail + rc->nfound_unrec > rc->nkept)
 		fprintf(f, "(%" PRIu64 " more findings not listed)\n",
 			rc->nfound_fail + rc->nfound_unrec - rc->nkept);
-	fprintf(f,
-		"%s: %" PRIu64 " windows agree, %" PRIu64 " unreconciled, %" PRIu64 " disagree\n",
-		rc->total_fail ? "RECONCILE FAILED" : "reconciled", rc->total_agree,
-		rc->total_unrec, rc->total_fail);
+	pc_reconcile_result_line(rc, line, sizeof(line));
+	fprintf(f, "%s\n", line);
 }
 
 void
@@ -901,9 +958,25 @@ pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f)
 	}
 	fprintf(f,
 		"],\"agree\":%" PRIu64 ",\"unreconciled\":%" PRIu64 ",\"disagree\":%" PRIu64
-		",\"ok\":%s}",
-		rc->total_agree, rc->total_unrec, rc->total_fail,
-		rc->total_fail ? "false" : "true");
+		",\"refused_total\":%d,\"refused\":[",
+		rc->total_agree, rc->total_unrec, rc->total_fail, rc->nrefused);
+	bool first = true;
+	for (int t = 0; t < rc->ntaps; t++) {
+		if (rc->taps[t].refused[0] == '\0')
+			continue;
+		fprintf(f, "%s{\"tap\":%d,\"source\":", first ? "" : ",", t + 1);
+		pc_json_string(f, rc->taps[t].source);
+		fputs(",\"reason\":", f);
+		pc_json_string(f, rc->taps[t].refused);
+		fputc('}', f);
+		first = false;
+	}
+	char line[2 * PC_RECONCILE_WHY_LEN];
+	pc_reconcile_result_line(rc, line, sizeof(line));
+	fprintf(f, "],\"shaper_verified\":%s,\"ok\":%s,\"result\":",
+		rc->shaper_failed ? "false" : "true", verdict_ok(rc) ? "true" : "false");
+	pc_json_string(f, line);
+	fputc('}', f);
 }
 
 static void
@@ -918,14 +991,25 @@ pc_reconcile_print_html(const struct pc_reconcile *rc, FILE *f)
 {
 	fprintf(f,
 		"<section id=\"taps\" class=\"%s\">\n<h2>Taps</h2>\n<table id=\"tap-summary\">\n",
-		rc->total_fail ? "failed" : "ok");
+		verdict_ok(rc) ? "ok" : "failed");
 	fputs("<tr><th>windows that agree</th>", f);
 	html_n(f, "agree", rc->total_agree);
 	fputs("</tr>\n<tr><th>not reconciled</th>", f);
 	html_n(f, "unreconciled", rc->total_unrec);
 	fputs("</tr>\n<tr><th>disagree</th>", f);
 	html_n(f, "disagree", rc->total_fail);
+	fputs("</tr>\n<tr><th>taps refused</th>", f);
+	html_n(f, "refused", (uint64_t)rc->nrefused);
 	fputs("</tr>\n</table>\n", f);
+	for (int t = 0; t < rc->ntaps; t++) {
+		if (rc->taps[t].refused[0] == '\0')
+			continue;
+		fprintf(f, "<p class=\"bad\" data-k=\"refused_reason\">tap %d (", t + 1);
+		pc_html_escape(f, rc->taps[t].source);
+		fputs(") refused: ", f);
+		pc_html_escape(f, rc->taps[t].refused);
+		fputs("</p>\n", f);
+	}
 	for (uint64_t i = 0; i < rc->nkept; i++) {
 		fprintf(f, "<p class=\"%s\" data-k=\"message\">",
 			rc->found[i].failure ? "bad" : "warn");

@@ -9,7 +9,9 @@ report: app-1 a witness (podcap-witness's key) and a quorum passed to the
 whole fleet, app-2 a TPM policy (an AK no quote of the log was made with),
 app-3 an auditor's declarations and key (no DECLARE in the log) and a tap
 (a shaper's log given as a tap: not a tap). A fleet entry's trust paths
-are taken from the fleet file's directory, as its other paths.
+are taken from the fleet file's directory, as its other paths. A refused
+tap (not a tap's log, or not one its key signed) makes the report's last
+line and its JSON say so, as the exit status does.
 """
 import json
 import os
@@ -146,6 +148,39 @@ def main():
                             capture_output=True, text=True, timeout=60)
         check(r3.returncode == 1 and "its log has no OBSERVE record: not the log of a tap"
               in r3.stderr, f"--tap with a shaper's log exits 1 naming why (exit {r3.returncode})")
+        # the report's last line says what the exit status says: the tap was refused
+        for name, key, why in (("a shaper's log", "app-1", "its log has no OBSERVE record"),
+                               ("another key's log", "app-2",
+                                "its log failed verification with its key")):
+            args = [VERIFY, "--key", f"{d}/keys/app-3.pub", "--ledger", f"{d}/log-3",
+                    "--pod-map", f"{d}/app-3.yaml", "--now", NOW,
+                    "--tap", f"{d}/log-1", "--tap-key", f"{d}/keys/{key}.pub"]
+            rt = subprocess.run(args, capture_output=True, text=True, timeout=60)
+            last = (rt.stdout.strip().splitlines() or [""])[-1]
+            check(rt.returncode == 1 and last.startswith("RECONCILE FAILED: ")
+                  and f"tap 1 refused: {why}" in last,
+                  f"--tap with {name}: exit {rt.returncode}, the last line says so: {last[:160]}")
+            rj = subprocess.run(args + ["--json"], capture_output=True, text=True, timeout=60)
+            try:
+                doc = json.loads(rj.stdout)
+            except ValueError:
+                doc = {}
+            rec = doc.get("reconciliation", {})
+            refused = rec.get("refused", [])
+            check(rj.returncode == 1 and doc.get("ok") is False and rec.get("ok") is False
+                  and rec.get("refused_total") == 1 and len(refused) == 1
+                  and refused[0].get("tap") == 1 and why in refused[0].get("reason", "")
+                  and doc.get("result", "").startswith("RECONCILE FAILED: "),
+                  f"--tap with {name}, --json: exit {rj.returncode}, ok {doc.get('ok')}, "
+                  f"reconciliation ok {rec.get('ok')}, refused {refused}")
+        # a shaper's log that fails its own verification fails the reconciliation's verdict too
+        rs = subprocess.run([VERIFY, "--key", f"{d}/keys/app-2.pub", "--ledger", f"{d}/log-3",
+                             "--now", NOW, "--tap", f"{d}/log-1", "--tap-key",
+                             f"{d}/keys/app-1.pub"], capture_output=True, text=True, timeout=60)
+        last = (rs.stdout.strip().splitlines() or [""])[-1]
+        check(rs.returncode == 1 and last.startswith("RECONCILE FAILED: ")
+              and last.endswith("; the shaper's log failed verification (its report above)"),
+              f"a shaper's log that does not verify: exit {rs.returncode}, last line {last[-120:]}")
 
         # the same evidence asked of the whole fleet by hand is what the entry asked for
         r1 = subprocess.run([VERIFY, "--key", f"{d}/keys/app-1.pub", "--ledger", f"{d}/log-1",
