@@ -506,7 +506,27 @@ policy_arg(int c, const char *arg, struct pc_verify_policy *p)
 	return false;
 }
 
-/* --witness: a cosigner key, as a line or in a file. */
+/*
+ * A --witness key that is an earlier one's witness is a usage error, not
+ * a second cosigner: counted twice, one cosignature would meet a quorum of 2.
+ */
+static void
+witness_distinct(const char *arg, const struct pc_witness_policy *w)
+{
+	const struct pc_verifier_key *k = &w->keys[w->nkeys];
+
+	for (size_t i = 0; i < w->nkeys; i++) {
+		const char *same = pc_cosig_vkey_same(k, &w->keys[i]);
+
+		if (same != NULL)
+			die_usage("--witness %s: %s+%08x has the %s of the witness %s+%08x given "
+				  "before; each --witness must be another witness",
+				  arg, k->name, (unsigned)k->id, same, w->keys[i].name,
+				  (unsigned)w->keys[i].id);
+	}
+}
+
+/* --witness: a cosigner key, as a line or in a file, and not one given before. */
 static void
 witness_key(const char *arg, struct pc_witness_policy *w)
 {
@@ -516,18 +536,17 @@ witness_key(const char *arg, struct pc_witness_policy *w)
 
 	if (w->nkeys == PC_VERIFY_MAX_WITNESSES)
 		die_usage("more than %d --witness", PC_VERIFY_MAX_WITNESSES);
-	if (pc_cosig_vkey_parse(arg, &w->keys[w->nkeys], &err) == 0) {
-		w->nkeys++;
-		return;
+	if (pc_cosig_vkey_parse(arg, &w->keys[w->nkeys], &err) != 0) {
+		f = fopen(arg, "r");
+		if (f == NULL)
+			die_usage("--witness %s: %s, and no such file", arg, err.msg);
+		if (fgets(line, sizeof(line), f) == NULL)
+			line[0] = '\0';
+		fclose(f);
+		if (pc_cosig_vkey_parse(line, &w->keys[w->nkeys], &ferr) != 0)
+			die_usage("--witness %s: %s", arg, ferr.msg);
 	}
-	f = fopen(arg, "r");
-	if (f == NULL)
-		die_usage("--witness %s: %s, and no such file", arg, err.msg);
-	if (fgets(line, sizeof(line), f) == NULL)
-		line[0] = '\0';
-	fclose(f);
-	if (pc_cosig_vkey_parse(line, &w->keys[w->nkeys], &ferr) != 0)
-		die_usage("--witness %s: %s", arg, ferr.msg);
+	witness_distinct(arg, w);
 	w->nkeys++;
 }
 

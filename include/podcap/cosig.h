@@ -35,6 +35,15 @@ int pc_cosig_vkey_format(const struct pc_verifier_key *vk, char *buf, size_t len
 void pc_cosig_vkey_of(const struct pc_signer_key *k, struct pc_verifier_key *vk);
 
 /*
+ * Whether two cosigner keys are one witness's, which a quorum must count
+ * once: the same public key (under any name), the same name (a witness is
+ * a name and its key), or the same key id. What they share ("key": name
+ * and public key; "public key", "name", "key id"), or NULL for two
+ * witnesses.
+ */
+const char *pc_cosig_vkey_same(const struct pc_verifier_key *a, const struct pc_verifier_key *b);
+
+/*
  * The signed message for a checkpoint body (ending in a newline) at time t,
  * into out (not NUL-terminated): its length, or 0 if out is too small, the
  * body does not end in a newline, or t exceeds 2^63 - 1.

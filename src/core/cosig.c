@@ -45,6 +45,20 @@ pc_cosig_vkey_of(const struct pc_signer_key *k, struct pc_verifier_key *vk)
 	vk->id = pc_cosig_key_id(vk->name, vk->pk);
 }
 
+const char *
+pc_cosig_vkey_same(const struct pc_verifier_key *a, const struct pc_verifier_key *b)
+{
+	int name = strcmp(a->name, b->name) == 0;
+
+	if (sodium_memcmp(a->pk, b->pk, sizeof(a->pk)) == 0)
+		return name ? "key" : "public key";
+	if (name)
+		return "name";
+	if (a->id == b->id)
+		return "key id";
+	return NULL;
+}
+
 size_t
 pc_cosig_message(const char *body, size_t body_len, uint64_t t, char *out, size_t outlen)
 {

@@ -628,6 +628,37 @@ test_served_note(void **state)
 	pc_signer_key_free(w);
 }
 
+/* One witness's keys, which a quorum must count once: by public key, name or key id. */
+static void
+test_vkey_same(void **state)
+{
+	struct pc_signer_key *w1 = pc_test_key("witness.example/w1", NULL);
+	struct pc_signer_key *w2 = pc_test_key("witness.example/w2", NULL);
+	struct pc_verifier_key a, b, c;
+
+	(void)state;
+	pc_cosig_vkey_of(w1, &a);
+	pc_cosig_vkey_of(w2, &b);
+	assert_null(pc_cosig_vkey_same(&a, &b));
+	assert_string_equal(pc_cosig_vkey_same(&a, &a), "key");
+	/* w1's public key under w2's name: another key id, one witness */
+	c = a;
+	strcpy(c.name, b.name);
+	c.id = pc_cosig_key_id(c.name, c.pk);
+	assert_int_not_equal(c.id, a.id);
+	assert_string_equal(pc_cosig_vkey_same(&c, &a), "public key");
+	/* w2's name with another key: a witness that has two */
+	c = b;
+	strcpy(c.name, a.name);
+	c.id = pc_cosig_key_id(c.name, c.pk);
+	assert_string_equal(pc_cosig_vkey_same(&c, &a), "name");
+	c = b;
+	c.id = a.id;
+	assert_string_equal(pc_cosig_vkey_same(&c, &a), "key id");
+	pc_signer_key_free(w1);
+	pc_signer_key_free(w2);
+}
+
 /* The verifier's witness policy: quorum, labels ahead of the first cosignature, late cosigning. */
 static void
 test_judge(void **state)
@@ -800,6 +831,7 @@ main(void)
 		cmocka_unit_test(test_request_strict),
 		cmocka_unit_test(test_witness_statuses),
 		cmocka_unit_test(test_served_note),
+		cmocka_unit_test(test_vkey_same),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_tiles),
 	};

@@ -23,7 +23,8 @@ real keys. Checks, each failing if the feature breaks:
     holds a checkpoint the witness cosigned, never less than the last one it
     answered, and cosigning resumes after restart;
   - podcap-verify's --max-witness-delay holds T - E to exactly the delay
-    given (its boundary, with the default --clock-skew beside it);
+    given (its boundary, with the default --clock-skew beside it), and one
+    witness's key given twice (even under another name) is exit 2;
   - a witness whose 200 carries a line of its name that does not verify,
     or whose 409 is not text/x.tlog.size, gets nothing kept;
   - a damaged state file or a second witness on the same directory stops it
@@ -475,6 +476,8 @@ def test_verify_times(d, logkey, logpub):
             check(r.returncode == 1 and "ran ahead of the witnesses' time" in r.stdout
                   and "witness.example/t" in r.stdout,
                   f"labels ahead of the cosignature times: exit 1, named ({r.returncode}: {r.stdout[-400:]})")
+        if case == "now":
+            distinct_witnesses(base + ["--checkpoint", cp, "--max-witness-delay", "30000h"], vkeys[0])
         xkey = os.path.join(d, f"x-{case}.key")
         run(KEYGEN, "--out", xkey, "--name", "witness.example/x")
         xvk = run(WITNESS, "--key", xkey, "--print-key").stdout.strip()
@@ -486,6 +489,22 @@ def test_verify_times(d, logkey, logpub):
         if case == "now":
             reports_agree(d, base + ["--checkpoint", cp, "--witness", vkeys[0], "--witness", xvk,
                                      "--max-witness-delay", "30000h"], vkeys[0], xvk)
+
+
+def distinct_witnesses(args, vk):
+    """One witness's key given twice, as it is or under another name, is a usage error
+    (exit 2, both named): counted twice, one cosignature would pass as 2 of 2."""
+    r = run(*(args + ["--witness", vk, "--witness-quorum", "1"]))
+    check(r.returncode == 0, f"one cosignature meets a quorum of 1 ({r.returncode}: {r.stdout[-200:]})")
+    name, kid, data = b64key(vk)
+    other = "witness.example/alias"
+    alias_id = hashlib.sha256(other.encode() + b"\n" + data).digest()[:4].hex()
+    alias = f"{other}+{alias_id}+" + base64.b64encode(data).decode()
+    for twin, what in ((vk, "key"), (alias, "public key")):
+        r = run(*(args + ["--witness", vk, "--witness", twin, "--witness-quorum", "2"]))
+        check(r.returncode == 2 and f"has the {what} of the witness {name}+{kid} given before" in r.stderr
+              and "witnesses:" not in r.stdout,
+              f"--witness K twice ({what}): exit 2, not '2 of 2' ({r.returncode}: {r.stderr[:300]} {r.stdout[-200:]})")
 
 
 def delay_bound(args):
