@@ -68,6 +68,27 @@ static const struct field witness_fields[] = {
 	{ NULL, NULL, 0, 0, false, NULL, NULL },
 };
 
+/*
+ * witnesses[i] and [j] are one witness when their keys are (the same name,
+ * public key or key id): a positioned error, since a log's cosignatures
+ * from it would be counted as two witnesses'.
+ */
+static int
+same_witness(struct ctx *c, const struct pc_witnesses *ws, unsigned j, unsigned i)
+{
+	const struct pc_verifier_key *a = &ws->w[i].key, *b = &ws->w[j].key;
+	const char *same = pc_cosig_vkey_same(a, b);
+
+	if (same == NULL)
+		return 0;
+	if (strcmp(same, "key") == 0 || strcmp(same, "name") == 0)
+		return cfg_fail_at(c, ws->w[i].mark, "witness %s is declared twice", a->name);
+	return cfg_fail_at(c, ws->w[i].mark,
+			   "witness %s+%08x has the %s of witnesses[%u], %s+%08x: one witness "
+			   "declared twice",
+			   a->name, (unsigned)a->id, same, j, b->name, (unsigned)b->id);
+}
+
 int
 cfg_handle_witnesses(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
@@ -99,9 +120,8 @@ cfg_handle_witnesses(struct ctx *c, const struct field *f, yaml_node_t *v, void 
 			return cfg_fail_at(c, w->ca_mark, "witnesses[%u].ca is for an https:// url",
 					   i);
 		for (j = 0; j < i; j++)
-			if (strcmp(ws->w[j].key.name, w->key.name) == 0)
-				return cfg_fail_at(c, w->mark, "witness %s is declared twice",
-						   w->key.name);
+			if (same_witness(c, ws, j, i) < 0)
+				return -1;
 		ws->n = i + 1;
 	}
 	return 0;
