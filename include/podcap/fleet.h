@@ -10,7 +10,7 @@
  *	    key: keys/rack7.pub
  *	    pod_maps: [maps/rack7.yaml]  (files or directories; a single one may be a string)
  *	    state: state/rack7.state     (optional)
- *	    witnesses: [keys/w1.vkey]    (optional: files of witness keys, each --witness)
+ *	    witnesses: [keys/w1.vkey]    (optional: witness key files, each once: each --witness)
  *	    attest: policy/rack7.yaml    (optional: --attest)
  *	    declarations: signed/rack7   (optional: --pod-maps, the auditor's signed maps)
  *	    auditor_keys: [keys/aud.pub] (with declarations: each --auditor-key)

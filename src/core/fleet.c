@@ -165,6 +165,27 @@ taps_of(struct fctx *c, const yaml_node_t *v, struct pc_fleet_appliance *a)
 	return 0;
 }
 
+/*
+ * witnesses: each file another witness's. The same file twice is refused
+ * here, where it can be placed; two files of one key are podcap-verify's
+ * to refuse (its --witness rule), when it reads them.
+ */
+static int
+witnesses_of(struct fctx *c, const yaml_node_t *v, struct pc_fleet_appliance *a)
+{
+	if (paths_of(c, "witnesses", v, a->witnesses, &a->nwitnesses, PC_FLEET_MAX_KEYS) < 0)
+		return -1;
+	for (size_t i = 1; i < a->nwitnesses; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(a->witnesses[i], a->witnesses[j]) == 0)
+				return fail(
+				    c,
+				    yaml_document_get_node(c->doc, v->data.sequence.items.start[i]),
+				    "witnesses: %s given twice: one witness counted twice",
+				    a->witnesses[i]);
+	return 0;
+}
+
 /* A path given once: its key's value, into *out. */
 static int
 path_once(struct fctx *c, const char *key, const yaml_node_t *v, char **out)
@@ -205,9 +226,8 @@ appliance_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fle
 		    ? fail(c, v, "pod_maps given twice")
 		    : paths_of(c, "pod_maps", v, a->pod_maps, &a->npod_maps, PC_FLEET_MAX_MAPS);
 	if (strcmp(k, "witnesses") == 0)
-		return a->nwitnesses > 0
-		    ? fail(c, v, "witnesses given twice")
-		    : paths_of(c, "witnesses", v, a->witnesses, &a->nwitnesses, PC_FLEET_MAX_KEYS);
+		return a->nwitnesses > 0 ? fail(c, v, "witnesses given twice")
+					 : witnesses_of(c, v, a);
 	if (strcmp(k, "auditor_keys") == 0)
 		return a->nauditor_keys > 0 ? fail(c, v, "auditor_keys given twice")
 					    : paths_of(c, "auditor_keys", v, a->auditor_keys,

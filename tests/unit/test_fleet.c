@@ -169,6 +169,9 @@ static const struct bad bad[] = {
 	  "taps must be a list" },
 	{ "appliances:\n  - {name: a, ledger: l, key: k, witnesses: {w: x}}\n", 2, 45,
 	  "witnesses must be a list of paths" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k,\n     witnesses: [w1.vkey, w2.vkey, "
+	  "w1.vkey]}\n",
+	  3, 36, "w1.vkey given twice: one witness counted twice" },
 };
 
 static void
