@@ -201,11 +201,10 @@ pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *po
 		else
 			printf("\ntap %zu: %s (verified with its own key)\n", i + 1, o->source[i]);
 		int s = verify_tap(o, i, policy, read_log, maps, nmaps, stdout, why, sizeof(why));
-		if (s == 0 && pc_reconcile_tap_side(rc, (int)i) == 0) {
-			/* a shaper's log, or another appliance's, given as a tap's */
-			snprintf(why, sizeof(why),
-				 "its log has no OBSERVE record: not the log of a tap (podcapd "
-				 "with appliance.role pod-tap or fabric-tap)");
+		struct pc_error err;
+		if (s == 0 && pc_reconcile_tap_pairs(rc, (int)i, &err) < 0) {
+			/* a shaper's log given as a tap's, or another appliance's tap */
+			snprintf(why, sizeof(why), "%s", err.msg);
 			s = 1;
 		}
 		if (s != 0) {

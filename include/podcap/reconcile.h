@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "podcap/config.h"
+#include "podcap/error.h"
 
 #define PC_RECONCILE_MAX_TAPS          16
 #define PC_RECONCILE_DEFAULT_OFFSET_NS 10000000ull     /* 10 ms */
@@ -67,6 +68,16 @@ void pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *re
 void pc_reconcile_tap_refuse(struct pc_reconcile *rc, int tap, const char *why);
 /* The shaper's log failed its own verification: the reconciliation fails with it. */
 void pc_reconcile_shaper_failed(struct pc_reconcile *rc);
+/*
+ * Whether tap t, its records all fed, is a tap of this shaper: a tap's log
+ * (OBSERVE records, of one side) whose windows are the shaper's length and
+ * declare, in every window both logs hold, the shaper's uplinks and pods,
+ * each on the same uplink with the same limits; where both declared maps
+ * are known, the shaper's pod map (appliance.role shaper) but for the
+ * appliance's own lines, with the tap's role its OBSERVE records name.
+ * 0, or -1 with err saying what differs (docs/reconcile.md).
+ */
+int pc_reconcile_tap_pairs(const struct pc_reconcile *rc, int tap, struct pc_error *err);
 /*
  * The side tap t's OBSERVE records name (enum pc_role: PC_ROLE_POD_TAP or
  * PC_ROLE_FABRIC_TAP), or 0 when its log has none: not a tap's log.

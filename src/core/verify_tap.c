@@ -18,69 +18,7 @@
 #include "podcap/record.h"
 #include "podcap/verify.h"
 
-#define MIN_FRAME     14    /* podcapd counts no shorter frame against a pod */
-#define ANY_MAX_FRAME 16384 /* the largest max_frame a pod map allows */
-#define KEPT          1000  /* findings listed */
-#define QUEUE_UNKNOWN UINT64_MAX
-
-struct obs {
-	uint32_t pod;    /* index into rc->ids */
-	uint32_t uplink; /* index into rc->links */
-	uint64_t cap_bps, burst_bytes, queue_delay_ns;
-	uint8_t mode;
-	uint64_t pass_bytes[PC_DIR_COUNT], pass_frames[PC_DIR_COUNT];
-	uint64_t drop_bytes[PC_DIR_COUNT], drop_frames[PC_DIR_COUNT];
-};
-
-struct win {
-	uint64_t start_ns, len_ns, count;
-	uint32_t max_frame;
-	bool seen;       /* a tap's: fully seen */
-	const char *why; /* a tap's: why not */
-	uint32_t nobs;
-	struct obs *obs;
-};
-
-struct log {
-	char source[256];
-	uint8_t side; /* a tap's enum pc_role */
-	struct win *w;
-	size_t n, cap;
-	bool prev_clean;                    /* the window before the last had no loss, same run */
-	bool open;                          /* the last window awaits its OBSERVE */
-	char refused[PC_RECONCILE_WHY_LEN]; /* why it is no evidence; "" while it is */
-};
-
-/* One (tap, pod, direction): what the comparison found. */
-struct tally {
-	uint64_t agree, unreconciled, disagree;
-	uint64_t worst_diff, worst_tol; /* the largest |difference| among agreeing windows */
-};
-
-struct finding {
-	bool failure;
-	char msg[320];
-};
-
-struct pc_reconcile {
-	struct pc_reconcile_policy policy;
-	const struct pc_config *const *maps;
-	size_t nmaps;
-	uint8_t (*digests)[PC_DIGEST_LEN];
-	char (*ids)[PC_ID_LEN];
-	size_t nids, capids;
-	char (*links)[PC_ID_LEN]; /* the uplinks' names */
-	size_t nlinks, caplinks;
-	struct log shaper;
-	struct log taps[PC_RECONCILE_MAX_TAPS];
-	int ntaps;
-	struct tally *tally; /* [tap][pod][dir] after finish */
-	struct finding *found;
-	uint64_t nfound_fail, nfound_unrec, nkept;
-	uint64_t total_agree, total_unrec, total_fail;
-	int nrefused;       /* taps refused */
-	bool shaper_failed; /* the shaper's own verification failed */
-};
+#include "reconcile_impl.h"
 
 uint64_t
 pc_reconcile_boundary_bytes(uint64_t rate_bps, uint64_t burst_bytes, uint64_t offset_ns,
@@ -151,6 +89,9 @@ pc_reconcile_free(struct pc_reconcile *rc)
 	free(rc->digests);
 	free(rc->ids);
 	free(rc->links);
+	for (size_t i = 0; i < rc->nlinksets; i++)
+		free(rc->linksets[i]);
+	free(rc->linksets);
 	free(rc->tally);
 	free(rc->found);
 	free(rc);
@@ -182,20 +123,52 @@ link_index(struct pc_reconcile *rc, const char *name, uint32_t hint)
 	return name_index(&rc->links, &rc->nlinks, &rc->caplinks, name, hint);
 }
 
-/* The declared map a record names, or NULL: its max_frame and queue delays. */
-static const struct pc_config *
+/* The declared map a record names (its max_frame and queue delays), or NO_MAP. */
+static uint32_t
 map_of(const struct pc_reconcile *rc, const uint8_t digest[PC_DIGEST_LEN])
 {
 	for (size_t i = 0; i < rc->nmaps; i++)
 		if (memcmp(rc->digests[i], digest, PC_DIGEST_LEN) == 0)
-			return rc->maps[i];
-	return NULL;
+			return (uint32_t)i;
+	return NO_MAP;
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The index of a window's uplinks among the sets seen, each named once, in order. */
+static uint32_t
+linkset_index(struct pc_reconcile *rc, const struct pc_record *r)
+{
+	const char *name[PC_MAX_UPLINKS];
+	char set[PC_MAX_UPLINKS * (PC_ID_LEN + 2)] = "";
+	size_t at = 0;
+	uint32_t n = r->nlinks < PC_MAX_UPLINKS ? r->nlinks : PC_MAX_UPLINKS;
+
+	for (uint32_t i = 0; i < n; i++)
+		name[i] = r->links[i].name;
+	qsort(name, n, sizeof(name[0]), cmp_name);
+	for (uint32_t i = 0; i < n; i++)
+		at += (size_t)snprintf(set + at, sizeof(set) - at, "%s%s", i ? ", " : "", name[i]);
+	for (size_t i = rc->nlinksets; i-- > 0;)
+		if (strcmp(rc->linksets[i], set) == 0)
+			return (uint32_t)i;
+	rc->linksets =
+	    grow(rc->linksets, &rc->caplinksets, rc->nlinksets + 1, sizeof(*rc->linksets));
+	rc->linksets[rc->nlinksets] = strdup(set);
+	if (rc->linksets[rc->nlinksets] == NULL)
+		abort();
+	return (uint32_t)rc->nlinksets++;
 }
 
 static struct win *
 add_window(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 {
-	const struct pc_config *map = map_of(rc, r->podmap_digest);
+	uint32_t m = map_of(rc, r->podmap_digest);
+	const struct pc_config *map = m != NO_MAP ? rc->maps[m] : NULL;
 
 	l->w = grow(l->w, &l->cap, l->n + 1, sizeof(*l->w));
 	struct win *w = &l->w[l->n++];
@@ -203,6 +176,8 @@ add_window(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 	w->start_ns = r->window_start_ns;
 	w->len_ns = r->window_len_ns;
 	w->count = r->window_count;
+	w->map = m;
+	w->links = linkset_index(rc, r);
 	w->max_frame = map != NULL ? map->max_frame : ANY_MAX_FRAME;
 	w->obs = calloc(r->npods ? r->npods : 1, sizeof(*w->obs));
 	if (w->obs == NULL)
@@ -248,6 +223,8 @@ pc_reconcile_shaper(struct pc_reconcile *rc, const uint8_t *rec, size_t len)
 		return;
 	if (r.type == PC_REC_WINDOW)
 		add_window(rc, &rc->shaper, &r);
+	if (r.type == PC_REC_OBSERVE)
+		rc->shaper.side = r.side; /* a tap's log, given as the shaper's */
 	pc_record_free(&r);
 }
 
@@ -279,6 +256,8 @@ tap_observe(struct log *l, const struct pc_record *r)
 	struct win *w = l->open ? &l->w[l->n - 1] : NULL;
 	uint64_t lost = losses(r);
 
+	if (l->side != 0 && l->side != r->side)
+		l->mixed_sides = true;
 	l->side = r->side;
 	if (w == NULL || w->start_ns != r->window_start_ns || w->count != r->window_count) {
 		l->prev_clean = false;
@@ -387,17 +366,6 @@ pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n)
 }
 
 /* ---- the comparison ---- */
-
-static const struct obs *
-find_obs(const struct win *w, uint32_t pod, uint32_t hint)
-{
-	if (hint < w->nobs && w->obs[hint].pod == pod)
-		return &w->obs[hint];
-	for (uint32_t i = 0; i < w->nobs; i++)
-		if (w->obs[i].pod == pod)
-			return &w->obs[i];
-	return NULL;
-}
 
 /* What the tap on `side` sees of direction d: the shaper's passed, or what was offered to it. */
 static bool
@@ -583,12 +551,6 @@ edge_bound(const struct pc_reconcile *rc, const struct cmp *c, const struct win 
 		}
 	}
 	return e;
-}
-
-static bool
-adjacent(const struct win *a, const struct win *b)
-{
-	return a->start_ns + a->count * a->len_ns == b->start_ns && a->len_ns == b->len_ns;
 }
 
 static void
@@ -796,6 +758,9 @@ pc_reconcile_finish(struct pc_reconcile *rc)
 	if (rc->tally == NULL)
 		abort();
 	for (int t = 0; t < rc->ntaps; t++) {
+		/* a refused tap is no evidence: its refusal says so once, no window is listed */
+		if (rc->taps[t].refused[0] != '\0')
+			continue;
 		if (rc->taps[t].open) {
 			rc->taps[t].w[rc->taps[t].n - 1].why =
 			    "no observe record says what the tap missed";

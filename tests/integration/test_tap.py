@@ -11,6 +11,13 @@ shaper's passed up, the pod-side tap's up its passed + dropped, and both
 taps classify unmapped and malformed frames as the shaper does. Every
 tap WINDOW is followed by an OBSERVE of the same span that says the pcap
 ports lost nothing.
+
+Two taps of other appliances run beside the shaper, seeing nothing: one
+whose map puts the same pod ids on its own uplink, one whose pods are on
+an uplink of the same name but hold other prefixes. Given as the
+shaper's taps, each would agree with it over every idle window; the
+first is refused from the logs alone, the second once --pod-map holds the
+maps (exit 1, the tap and what differs named, the last line saying so).
 """
 import json
 import os
@@ -133,6 +140,54 @@ def check_observes(check, name, ledger, side):
     check(windows > 0 and windows == observes, f"{name}: {windows} windows, {observes} observe records")
 
 
+def other_tap(d, name, pid, edit):
+    """A fabric-side tap of another appliance, on empty inputs: its map is the shaper's, edited."""
+    os.makedirs(f"{d}/{name}")
+    tap = Podcapd(PODCAPD, KEYGEN, f"{d}/{name}", name)
+    text = edit(PODS.format(name=name, pid=pid, rx_pod=f"{d}/empty.pcap", tx_pod="",
+                            rx_fab=f"{d}/empty.pcap", tx_fab=""))
+    tap.write_config(tap.appliance_yaml() + "  role: fabric-tap\n" + text)
+    return tap
+
+
+def reconcile(shaper, tap, *opts):
+    """podcap-verify --tap, text then JSON: (exit, last line, stderr, JSON report)."""
+    args = [VERIFY, "--key", shaper.key + ".pub", "--ledger", shaper.ledger,
+            "--tap", tap.ledger, "--tap-key", tap.key + ".pub", *opts]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    j = subprocess.run(args + ["--json"], capture_output=True, text=True, timeout=60)
+    try:
+        doc = json.loads(j.stdout)
+    except ValueError:
+        doc = {}
+    return r.returncode, (r.stdout.strip().splitlines() or [""])[-1], r.stderr, doc
+
+
+def check_others(check, shaper, others):
+    """The other appliances' taps are refused, each naming what differs from the shaper."""
+    uplink, prefixes = others
+    maps = ["--pod-map", shaper.config, "--pod-map", uplink.config, "--pod-map", prefixes.config]
+    want = "its uplinks are up1, the shaper's up0"
+    for opts in ([], maps):
+        rc, last, err, doc = reconcile(shaper, uplink, *opts)
+        check(rc == 1 and f"--tap {uplink.ledger}: window " in err and want in err
+              and last.startswith("RECONCILE FAILED: ") and "tap 1 refused: window " in last
+              and want in last and doc.get("ok") is False,
+              f"another appliance's tap, its pods on its own uplink{' (maps)' if opts else ''}: "
+              f"exit {rc}, {last[:200]}")
+    rc, last, err, doc = reconcile(shaper, prefixes)
+    check(rc == 0 and last.startswith("reconciled: ") and "refused" not in last,
+          f"a tap whose pods hold other prefixes cannot be told apart without the maps: exit {rc}, "
+          f"{last[:120]}")
+    rc, last, err, doc = reconcile(shaper, prefixes, *maps)
+    want = ("its pod map (appliance prefix-tap) is not the shaper's (appliance shaper): "
+            "'prefix 10.1.0.0/26' where the shaper's has 'prefix 10.0.0.0/26' (pod pod-a)")
+    check(rc == 1 and want in err and want in last and doc.get("ok") is False
+          and want in doc.get("reconciliation", {}).get("refused", [{}])[0].get("reason", ""),
+          f"with the maps, a tap whose pods hold other prefixes is refused: exit {rc}, "
+          f"{last[:300]}")
+
+
 def main():
     up, down = inputs()
     check = Checks()
@@ -140,11 +195,20 @@ def main():
     with tempfile.TemporaryDirectory(prefix="podcap-tap-") as d:
         write_pcap(f"{d}/in_pod.pcap", up)
         write_pcap(f"{d}/in_fab.pcap", down)
+        write_pcap(f"{d}/empty.pcap", [])
+        others = (other_tap(d, "uplink-tap", pid, lambda t: t.replace("up0", "up1")),
+                  other_tap(d, "prefix-tap", pid, lambda t: t.replace("10.0.0.", "10.1.0.")))
+        for o in others:
+            check(o.start(), f"{o.id} starts")
         shaper = Podcapd(PODCAPD, KEYGEN, f"{d}", "shaper")
         rc = run(shaper, PODS.format(name="shaper", pid=pid, rx_pod=f"{d}/in_pod.pcap",
                                      tx_pod=f",tx_pcap={d}/out_pod.pcap", rx_fab=f"{d}/in_fab.pcap",
                                      tx_fab=f",tx_pcap={d}/out_fab.pcap"))
         check(rc == 0, f"the shaper exits 0 (got {rc})")
+        time.sleep(1.2)  # the taps outlast the shaper's last window
+        for o in others:
+            check(o.stop() == 0, f"{o.id} exits 0")
+        check_others(check, shaper, others)
         out_fab = read_pcap(f"{d}/out_fab.pcap")
         out_pod = read_pcap(f"{d}/out_pod.pcap")
         check(0 < len(out_fab) < len(up), f"the shaper passed {len(out_fab)} of {len(up)} frames up")

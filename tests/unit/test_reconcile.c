@@ -24,6 +24,8 @@
 #include "podcap/reconcile.h"
 #include "podcap/record.h"
 
+#include "testutil.h"
+
 #define W_NS  1000000000ull /* 1 s windows */
 #define NWIN  8
 #define T0    (1704067200ull * W_NS)
@@ -153,6 +155,14 @@ count(const struct frame *f, const bool *passed, size_t n, int64_t offset, int64
 }
 
 /* One reconciliation: the policy, and what the two logs hold besides the counts. */
+/* What one log declares besides its limits. */
+struct decl {
+	const char *uplink;          /* its pod's uplink; NULL: up0 */
+	bool two_links;              /* its uplinks are up0 and up1, not its pod's alone */
+	uint64_t cap;                /* its pod's cap, when not the window's (0) */
+	const struct pc_config *map; /* the declared map its records name, or NULL */
+};
+
 struct scenario {
 	uint64_t offset_ns;
 	uint64_t line_bps;        /* --tap-line-rate; 0: 100 Gbit/s */
@@ -160,6 +170,7 @@ struct scenario {
 	uint64_t lie_at, lie;     /* the shaper's window lie_at told lie bytes short (NWIN: none) */
 	uint64_t lost_at;         /* the tap's ports lost frames in this window (NWIN: none) */
 	bool interleave;          /* ATTEST, RELOAD and DECLARE records among the tap's windows */
+	struct decl shaper, tap;  /* what each log declares */
 };
 
 static void
@@ -216,22 +227,32 @@ feed_other(struct pc_reconcile *rc, int tap, uint8_t type, uint64_t k, struct li
  */
 static void
 feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64_t frames,
-	    uint64_t lost, uint8_t between, struct limits lim)
+	    uint64_t lost, uint8_t between, struct limits lim, const struct decl *dc)
 {
+	const char *up = dc->uplink != NULL ? dc->uplink : "up0";
 	struct pc_record_pod pod = { .id = "pod-a",
-				     .uplink = "up0",
-				     .cap_bps = lim.cap,
+				     .cap_bps = dc->cap ? dc->cap : lim.cap,
 				     .burst_bytes = lim.burst,
 				     .mode = PC_MODE_POLICE };
-	struct pc_record_seen seen = { .name = "up0", .missed = { lost, 0 } };
+	struct pc_record_link links[2];
+	struct pc_record_seen seen = { .missed = { lost, 0 } };
 	struct pc_record r = { .type = PC_REC_WINDOW,
 			       .appliance_id = "x",
 			       .window_len_ns = W_NS,
 			       .window_start_ns = T0 + k * W_NS,
 			       .window_count = 1,
 			       .npods = 1,
-			       .pods = &pod };
+			       .pods = &pod,
+			       .nlinks = dc->two_links ? 2 : 1,
+			       .links = links };
 
+	memset(links, 0, sizeof(links));
+	snprintf(pod.uplink, sizeof(pod.uplink), "%s", up);
+	snprintf(links[0].name, sizeof(links[0].name), "%s", dc->two_links ? "up0" : up);
+	snprintf(links[1].name, sizeof(links[1].name), "up1");
+	snprintf(seen.name, sizeof(seen.name), "%s", links[0].name);
+	if (dc->map != NULL)
+		pc_config_digest(dc->map, r.podmap_digest);
 	pod.dir[PC_DIR_UP].pass_bytes = bytes;
 	pod.dir[PC_DIR_UP].pass_frames = frames;
 	feed(rc, tap, &r);
@@ -270,6 +291,7 @@ feed_tap_others(struct pc_reconcile *rc, int tap, uint64_t k, struct limits lim)
 
 struct outcome {
 	uint64_t disagree;
+	bool refused; /* the tap was found no tap of this shaper's */
 	char text[16384];
 };
 
@@ -280,22 +302,33 @@ run(const struct counts *s, const struct counts *t, const struct scenario *sc, s
 	struct pc_reconcile_policy p = { .offset_ns = sc->offset_ns,
 					 .line_bps =
 					     sc->line_bps ? sc->line_bps : 100000000000ull };
-	struct pc_reconcile *rc = pc_reconcile_new(&p, NULL, 0);
+	const struct pc_config *maps[2];
+	size_t nmaps = 0;
 
+	if (sc->shaper.map != NULL)
+		maps[nmaps++] = sc->shaper.map;
+	if (sc->tap.map != NULL)
+		maps[nmaps++] = sc->tap.map;
+	struct pc_reconcile *rc = pc_reconcile_new(&p, maps, nmaps);
 	assert_non_null(rc);
 	for (uint64_t k = 0; k < NWIN; k++) {
 		uint64_t b = s->bytes[k] - (k == sc->lie_at ? sc->lie : 0);
-		feed_window(rc, -1, k, b, s->frames[k], 0, 0, limits_at(sc->lim, k));
+		feed_window(rc, -1, k, b, s->frames[k], 0, 0, limits_at(sc->lim, k), &sc->shaper);
 	}
 	int tap = pc_reconcile_tap(rc, "brute-force");
 	assert_int_equal(tap, 0);
 	for (uint64_t k = 0; k < NWIN; k++) {
 		uint8_t between = sc->interleave && k == 6 ? PC_REC_ATTEST : 0;
 		feed_window(rc, tap, k, t->bytes[k], t->frames[k], k == sc->lost_at ? 3 : 0,
-			    between, limits_at(sc->lim, k));
+			    between, limits_at(sc->lim, k), &sc->tap);
 		if (sc->interleave)
 			feed_tap_others(rc, tap, k, limits_at(sc->lim, k + 1));
 	}
+	/* as podcap-verify does: a tap that is not this shaper's is refused, not compared */
+	struct pc_error err;
+	out->refused = pc_reconcile_tap_pairs(rc, tap, &err) < 0;
+	if (out->refused)
+		pc_reconcile_tap_refuse(rc, tap, err.msg);
 	out->disagree = pc_reconcile_finish(rc);
 	FILE *f = fmemopen(out->text, sizeof(out->text), "w");
 	assert_non_null(f);
@@ -662,6 +695,94 @@ test_reload_honest(void **state)
 	}
 }
 
+/* A pod map of pod-a on up0, police, as the brute force's records say. */
+static const char *const PAIR_MAP =
+    "appliance:\n  id: %s\n%s"
+    "window: 1s\n"
+    "defaults:\n  cap: 80Mbps\n  burst: 200000B\n  mode: police\n"
+    "uplinks:\n"
+    "  - name: up0\n    pod_port: %s\n    fabric_port: 0000:3b:00.1\n"
+    "pods:\n  - id: pod-a\n    uplink: up0\n    prefixes: [%s]\n";
+
+static void
+pair_map(struct pc_config *c, const char *id, const char *role, const char *port,
+	 const char *prefix)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), PAIR_MAP, id, role, port, prefix);
+	pc_test_load_map(c, text, id);
+}
+
+/* Idle windows, declared as sc says: refused with want, or reconciled when want is NULL. */
+static void
+expect_pairing(struct scenario *sc, const char *want)
+{
+	struct counts s, t;
+	struct outcome out;
+
+	memset(&s, 0, sizeof(s));
+	memset(&t, 0, sizeof(t));
+	sc->offset_ns = 10000000;
+	sc->lie_at = sc->lost_at = NWIN;
+	run(&s, &t, sc, &out);
+	if (want == NULL) {
+		if (out.refused || strstr(out.text, "\nreconciled: 14 windows agree") == NULL)
+			fail_msg("the shaper's own tap: %s", out.text);
+		return;
+	}
+	if (!out.refused || strstr(out.text, want) == NULL ||
+	    strstr(out.text, "\nRECONCILE FAILED: 0 windows agree") == NULL)
+		fail_msg("wanted \"%s\": %s", want, out.text);
+}
+
+/*
+ * A tap is the shaper's only if it declares the shaper's uplinks and pods,
+ * each on its uplink with its limits, and (maps known) the shaper's map
+ * but for the appliance's own lines. Another appliance's tap whose pod has
+ * the same id would agree over every idle window: it is refused, naming
+ * what differs.
+ */
+static void
+test_pairing(void **state)
+{
+	struct pc_config shaper, tap, other;
+
+	(void)state;
+	expect_pairing(&(struct scenario){ .tap = { .uplink = NULL } }, NULL);
+	expect_pairing(&(struct scenario){ .tap = { .uplink = "up1" } },
+		       "tap 1: brute-force, refused: window 2024-01-01T00:00:00Z: its uplinks are "
+		       "up1, the shaper's up0");
+	expect_pairing(&(struct scenario){ .shaper = { .two_links = true },
+					   .tap = { .uplink = "up1", .two_links = true } },
+		       "refused: window 2024-01-01T00:00:00Z: pod pod-a is on uplink up1 in the "
+		       "tap's log, on up0 in the shaper's");
+	expect_pairing(&(struct scenario){ .tap = { .cap = 2 * CAP } },
+		       "refused: window 2024-01-01T00:00:00Z: pod pod-a has cap 160000000 bit/s, "
+		       "burst 200000 B, police in the tap's log, cap 80000000 bit/s, burst 200000 "
+		       "B, police in the shaper's");
+	/* the maps: the tap's own id, role and ports, the shaper's pods */
+	pair_map(&shaper, "sh", "", "0000:3b:00.0", "10.0.0.0/24");
+	pair_map(&tap, "tap", "  role: fabric-tap\n", "net_pcap0,iface=t0", "10.0.0.0/24");
+	expect_pairing(&(struct scenario){ .shaper = { .map = &shaper }, .tap = { .map = &tap } },
+		       NULL);
+	pair_map(&other, "other", "  role: fabric-tap\n", "0000:3b:00.0", "10.0.1.0/24");
+	expect_pairing(&(struct scenario){ .shaper = { .map = &shaper }, .tap = { .map = &other } },
+		       "refused: window 2024-01-01T00:00:00Z: its pod map (appliance other) is not "
+		       "the shaper's (appliance sh): 'prefix 10.0.1.0/24' where the shaper's has "
+		       "'prefix 10.0.0.0/24' (pod pod-a)");
+	pc_config_free(&other);
+	pair_map(&other, "other", "  role: pod-tap\n", "0000:3b:00.0", "10.0.0.0/24");
+	expect_pairing(&(struct scenario){ .shaper = { .map = &shaper }, .tap = { .map = &other } },
+		       "its pod map (appliance other) has appliance.role pod-tap, its OBSERVE "
+		       "records are a fabric-tap's");
+	expect_pairing(&(struct scenario){ .shaper = { .map = &tap }, .tap = { .map = &tap } },
+		       "the shaper's pod map (appliance tap) has appliance.role fabric-tap");
+	pc_config_free(&other);
+	pc_config_free(&tap);
+	pc_config_free(&shaper);
+}
+
 int
 main(void)
 {
@@ -670,7 +791,7 @@ main(void)
 		cmocka_unit_test(test_unseen_windows), cmocka_unit_test(test_tap_short),
 		cmocka_unit_test(test_other_records),  cmocka_unit_test(test_line_bound),
 		cmocka_unit_test(test_line_honest),    cmocka_unit_test(test_reload_envelope),
-		cmocka_unit_test(test_reload_honest),
+		cmocka_unit_test(test_reload_honest),  cmocka_unit_test(test_pairing),
 	};
 	if (sodium_init() < 0)
 		return 1;
