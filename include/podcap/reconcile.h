@@ -78,11 +78,6 @@ void pc_reconcile_shaper_failed(struct pc_reconcile *rc);
  * 0, or -1 with err saying what differs (docs/reconcile.md).
  */
 int pc_reconcile_tap_pairs(const struct pc_reconcile *rc, int tap, struct pc_error *err);
-/*
- * The side tap t's OBSERVE records name (enum pc_role: PC_ROLE_POD_TAP or
- * PC_ROLE_FABRIC_TAP), or 0 when its log has none: not a tap's log.
- */
-unsigned pc_reconcile_tap_side(const struct pc_reconcile *rc, int tap);
 /* The declared maps given to pc_reconcile_new, and their number in *n when n is not NULL. */
 const struct pc_config *const *pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n);
 /* Compares; returns the number of windows or runs of windows that disagree. */

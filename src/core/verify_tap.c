@@ -351,12 +351,6 @@ pc_reconcile_shaper_failed(struct pc_reconcile *rc)
 	rc->shaper_failed = true;
 }
 
-unsigned
-pc_reconcile_tap_side(const struct pc_reconcile *rc, int tap)
-{
-	return tap < 0 || tap >= rc->ntaps ? 0 : rc->taps[tap].side;
-}
-
 const struct pc_config *const *
 pc_reconcile_maps(const struct pc_reconcile *rc, size_t *n)
 {
