@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "podcap/clock.h"
-#include "podcap/record.h"
+#include "base/clock.h"
+#include "log/record.h"
 
 #include "attest_record.h"
 #include "log.h"

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "podcap/config.h"
+#include "podmap/config.h"
 
 #include "signer.h"
 

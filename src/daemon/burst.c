@@ -17,8 +17,8 @@
 #include <rte_prefetch.h>
 #include <rte_vect.h>
 
-#include "podcap/bytes.h"
-#include "podcap/classify.h"
+#include "base/bytes.h"
+#include "shape/classify.h"
 
 #include "burst.h"
 

@@ -12,8 +12,8 @@
 
 #include <rte_mbuf.h>
 
-#include "podcap/classify.h"
-#include "podcap/counters.h"
+#include "shape/classify.h"
+#include "shape/counters.h"
 
 #include "dataplane.h"
 #include "table.h"

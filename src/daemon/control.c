@@ -8,8 +8,8 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
-#include "podcap/clock.h"
-#include "podcap/units.h"
+#include "base/clock.h"
+#include "base/units.h"
 
 #include "control.h"
 #include "log.h"

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "podcap/counters.h"
+#include "shape/counters.h"
 #include "dataplane.h"
 
 /* The sums of one closed window over every worker. */

@@ -22,7 +22,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-#include "podcap/counters.h"
+#include "shape/counters.h"
 #include "table.h"
 
 #define PC_BURST 32

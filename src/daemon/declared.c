@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "podcap/clock.h"
-#include "podcap/declaration.h"
-#include "podcap/units.h"
+#include "base/clock.h"
+#include "log/declaration.h"
+#include "base/units.h"
 
 #include "declared.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The auditor's declaration a table runs under (podcap/declaration.h),
+ * The auditor's declaration a table runs under (log/declaration.h),
  * when its pod map sets appliance.auditor_keys: loaded with the map at
  * start and at each SIGHUP, written as a DECLARE record after the START or
  * RELOAD, and the end of its validity, at which podcapd stops forwarding.
@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "podcap/config.h"
-#include "podcap/declaration.h"
-#include "podcap/error.h"
+#include "podmap/config.h"
+#include "log/declaration.h"
+#include "base/error.h"
 
 struct pc_declared {
 	bool on; /* the map names auditor keys */

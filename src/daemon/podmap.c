@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "podcap/clock.h"
-#include "podcap/config.h"
-#include "podcap/error.h"
-#include "podcap/hex.h"
-#include "podcap/ledger.h"
-#include "podcap/origin.h"
-#include "podcap/tls.h"
+#include "base/clock.h"
+#include "podmap/config.h"
+#include "base/error.h"
+#include "base/hex.h"
+#include "log/ledger.h"
+#include "log/origin.h"
+#include "http/tls.h"
 
 #include "podmap.h"
 

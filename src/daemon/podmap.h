@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include "podcap/config.h"
+#include "podmap/config.h"
 
 #include "declared.h"
 #include "signer.h"
@@ -23,7 +23,7 @@
 struct pc_tls;
 /*
  * Loads and validates path into *cfg, and with appliance.tls reads and
- * checks its files too (podcap/tls.h): into *tls when tls is not NULL
+ * checks its files too (http/tls.h): into *tls when tls is not NULL
  * (NULL without TLS), else dropped. 0, or -1 with the error printed
  * (file:line:col, also for a TLS file GnuTLS refuses).
  */

@@ -8,10 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "podcap/buildid.h"
-#include "podcap/clock.h"
-#include "podcap/note.h"
-#include "podcap/units.h"
+#include "base/buildid.h"
+#include "base/clock.h"
+#include "log/note.h"
+#include "base/units.h"
 
 #include "attest_record.h"
 #include "log.h"

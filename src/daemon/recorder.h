@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "podcap/ledger.h"
-#include "podcap/record.h"
+#include "log/ledger.h"
+#include "log/record.h"
 
 #include "control.h"
 #include "signer.h"

@@ -2,10 +2,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "podcap/config.h"
-#include "podcap/clock.h"
-#include "podcap/hex.h"
-#include "podcap/tls.h"
+#include "podmap/config.h"
+#include "base/clock.h"
+#include "base/hex.h"
+#include "http/tls.h"
 
 #include "dataplane.h"
 #include "declared.h"

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "podcap/classify.h"
-#include "podcap/config.h"
+#include "shape/classify.h"
+#include "podmap/config.h"
 
 #include "table.h"
 

@@ -16,10 +16,10 @@
 
 #include <sodium.h>
 
-#include "podcap/error.h"
-#include "podcap/keys.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
+#include "base/error.h"
+#include "base/keys.h"
+#include "log/merkle.h"
+#include "log/note.h"
 
 #include "signer.h"
 #include "signer_attest.h"

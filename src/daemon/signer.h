@@ -20,10 +20,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "podcap/error.h"
-#include "podcap/config.h"
-#include "podcap/keys.h"
-#include "podcap/record.h"
+#include "base/error.h"
+#include "podmap/config.h"
+#include "base/keys.h"
+#include "log/record.h"
 
 struct pc_signer {
 	int fd;
@@ -55,7 +55,7 @@ int pc_signer_spawn_attest(const char *key_path, const struct pc_attestation *at
 /*
  * A TPM quote of the last checkpoint the signer signed, whose qualifying
  * data commits to that checkpoint, the verifier key, the signer's build id
- * and podmap_digest (include/podcap/attest.h): fills out but for the IMA
+ * and podmap_digest (src/log/attest.h): fills out but for the IMA
  * list. 0, or -1 with err (as pc_signer_sign for a lost signer).
  */
 int pc_signer_quote(struct pc_signer *s, const uint8_t podmap_digest[32],

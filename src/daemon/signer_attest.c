@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "podcap/attest.h"
-#include "podcap/buildid.h"
-#include "podcap/fileio.h"
+#include "log/attest.h"
+#include "base/buildid.h"
+#include "base/fileio.h"
 
 #include "signer_attest.h"
 

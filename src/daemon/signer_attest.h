@@ -14,10 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "podcap/config.h"
-#include "podcap/error.h"
-#include "podcap/keys.h"
-#include "podcap/record.h"
+#include "podmap/config.h"
+#include "base/error.h"
+#include "base/keys.h"
+#include "log/record.h"
 
 struct signer_tpm;
 

@@ -10,7 +10,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "podcap/bytes.h"
+#include "base/bytes.h"
 
 #include "log.h"
 #include "table.h"

@@ -16,11 +16,11 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "podcap/bucket.h"
-#include "podcap/classify.h"
-#include "podcap/config.h"
-#include "podcap/lease.h"
-#include "podcap/window_budget.h"
+#include "shape/bucket.h"
+#include "shape/classify.h"
+#include "podmap/config.h"
+#include "shape/lease.h"
+#include "shape/window_budget.h"
 
 #include "declared.h"
 

@@ -21,7 +21,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "podcap/counters.h"
+#include "shape/counters.h"
 
 #include "burst.h"
 #include "control.h"

@@ -4,7 +4,7 @@
 
 #include <rte_common.h>
 
-#include "podcap/clock.h"
+#include "base/clock.h"
 
 #include "control.h"
 #include "dataplane.h"

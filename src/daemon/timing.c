@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <time.h>
 
-#include "podcap/clock.h"
-#include "podcap/units.h"
+#include "base/clock.h"
+#include "base/units.h"
 
 #include "timing.h"
 

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "podcap/clock.h"
+#include "base/clock.h"
 
 enum pc_stage {
 	PC_STAGE_COLLECT = 0,  /* switch the workers' banks, sum the closed one */

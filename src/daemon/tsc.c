@@ -4,8 +4,8 @@
 
 #include <rte_cycles.h>
 
-#include "podcap/clock.h"
-#include "podcap/units.h"
+#include "base/clock.h"
+#include "base/units.h"
 
 #include "log.h"
 #include "tsc.h"

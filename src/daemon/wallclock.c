@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 
-#include "podcap/clock.h"
+#include "base/clock.h"
 
 #include "log.h"
 #include "wallclock.h"

@@ -14,10 +14,10 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "podcap/bucket.h"
-#include "podcap/classify.h"
-#include "podcap/counters.h"
-#include "podcap/window_budget.h"
+#include "shape/bucket.h"
+#include "shape/classify.h"
+#include "shape/counters.h"
+#include "shape/window_budget.h"
 
 #include "burst.h"
 #include "dataplane.h"

@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "podcap/record.h"
+#include "log/record.h"
 
 #include "attest.h"
 

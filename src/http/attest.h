@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "podcap/ledger.h"
+#include "log/ledger.h"
 
 /*
  * The newest ATTEST record within the published checkpoint, at *buf + 8

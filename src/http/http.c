@@ -18,14 +18,14 @@
 #include <microhttpd.h>
 #include <sodium.h>
 
-#include "podcap/bytes.h"
-#include "podcap/http.h"
-#include "podcap/http_request.h"
-#include "podcap/ledger.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
-#include "podcap/tls.h"
+#include "base/bytes.h"
+#include "http.h"
+#include "request.h"
+#include "log/ledger.h"
+#include "log/merkle.h"
+#include "log/note.h"
+#include "log/record.h"
+#include "tls.h"
 
 #include "attest.h"
 #include "tiles.h"

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "podcap/config.h"
-#include "podcap/http.h"
-#include "podcap/http_request.h"
+#include "podmap/config.h"
+#include "http.h"
+#include "request.h"
 
 static const struct {
 	const char *path;

@@ -14,11 +14,11 @@
 
 #include <microhttpd.h>
 
-#include "podcap/bytes.h"
-#include "podcap/ledger.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
-#include "podcap/tlog_tiles.h"
+#include "base/bytes.h"
+#include "log/ledger.h"
+#include "log/note.h"
+#include "log/record.h"
+#include "log/tlog_tiles.h"
 
 #include "tiles.h"
 

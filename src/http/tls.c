@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The endpoint's TLS credentials over GnuTLS (podcap/tls.h): read from the
+ * The endpoint's TLS credentials over GnuTLS (http/tls.h): read from the
  * pod map's files, checked as a whole before anything uses them, and
  * applied to each connection's session by the endpoint (tls_session.h).
  * A client's certificate is checked here, against the set's own client
@@ -17,8 +17,8 @@
 #include <gnutls/x509.h>
 #include <sodium.h>
 
-#include "podcap/fileio.h"
-#include "podcap/tls.h"
+#include "base/fileio.h"
+#include "tls.h"
 
 #include "tls_session.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What the endpoint (http.c) does with a credential set (podcap/tls.h) on
+ * What the endpoint (http.c) does with a credential set (http/tls.h) on
  * one connection's GnuTLS session: set it up before the handshake, and
  * after it learn who the client is. Internal to src/http.
  */
@@ -11,8 +11,8 @@
 
 #include <gnutls/gnutls.h>
 
-#include "podcap/http_request.h"
-#include "podcap/tls.h"
+#include "request.h"
+#include "tls.h"
 
 /* The set's certificate, key and priorities, for MHD_start_daemon (owned by t). */
 const char *pc_tls_cert_pem(const struct pc_tls *t);

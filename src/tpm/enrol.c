@@ -10,7 +10,7 @@
 
 #include <sodium.h>
 
-#include "podcap/hex.h"
+#include "base/hex.h"
 #include "enrol.h"
 
 static size_t

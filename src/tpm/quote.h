@@ -3,7 +3,7 @@
 #ifndef PODCAP_TPM_QUOTE_H
 #define PODCAP_TPM_QUOTE_H
 
-#include "podcap/record.h"
+#include "log/record.h"
 #include "tpm.h"
 
 /*

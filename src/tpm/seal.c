@@ -9,8 +9,8 @@
 #include <sodium.h>
 #include <tss2/tss2_mu.h>
 
-#include "podcap/base64.h"
-#include "podcap/fileio.h"
+#include "base/base64.h"
+#include "base/fileio.h"
 #include "seal.h"
 
 #define FILE_MAX 4096

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "podcap/keys.h"
+#include "base/keys.h"
 #include "tpm.h"
 
 #define PC_SEALED_MAGIC "podcap-sealed-key: 1\n"

@@ -9,7 +9,7 @@
  * AK at start. Every object and session made here is flushed before the
  * function returns (a TPM without a resource manager has few slots).
  *
- * Errors follow include/podcap/error.h; a TPM response code is named by
+ * Errors follow src/base/error.h; a TPM response code is named by
  * tpm2-tss (Tss2_RC_Decode).
  */
 #ifndef PODCAP_TPM_H
@@ -20,7 +20,7 @@
 
 #include <tss2/tss2_esys.h>
 
-#include "podcap/error.h"
+#include "base/error.h"
 
 struct pc_tpm {
 	ESYS_CONTEXT *esys;

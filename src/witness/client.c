@@ -10,7 +10,7 @@
 
 #include <curl/curl.h>
 
-#include "podcap/tlog_witness.h"
+#include "log/tlog_witness.h"
 
 #include "client.h"
 

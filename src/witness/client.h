@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "podcap/cosig.h"
-#include "podcap/error.h"
-#include "podcap/keys.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
+#include "log/cosig.h"
+#include "base/error.h"
+#include "base/keys.h"
+#include "log/merkle.h"
+#include "log/note.h"
 
 enum pc_wclient_result {
 	PC_WCLIENT_COSIGNED,   /* *line holds a cosignature that verifies under the witness's key */

@@ -11,14 +11,14 @@
 
 #include <cmocka.h>
 
-#include "podcap/config.h"
-#include "podcap/counters.h"
+#include "podmap/config.h"
+#include "shape/counters.h"
 
-#include "control.h"
-#include "dataplane.h"
+#include "daemon/control.h"
+#include "daemon/dataplane.h"
 #include "fixture.h"
-#include "recorder.h"
-#include "timeline.h"
+#include "daemon/recorder.h"
+#include "daemon/timeline.h"
 
 struct fx_record fx_records[FX_RECORDS_MAX];
 unsigned fx_nrecords;

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "table.h"
-#include "timeline.h"
+#include "daemon/table.h"
+#include "daemon/timeline.h"
 
 #define FX_NS 1000000000ull
 #define FX_WINDOW (60 * FX_NS)

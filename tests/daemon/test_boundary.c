@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "control.h"
-#include "dataplane.h"
+#include "daemon/control.h"
+#include "daemon/dataplane.h"
 #include "fixture.h"
 
 #define E0 28333333ull                  /* the window in progress at FX_WALL0 */

@@ -27,16 +27,16 @@
 
 #include <cmocka.h>
 
-#include "podcap/clock.h"
-#include "podcap/config.h"
-#include "podcap/ledger.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
+#include "base/clock.h"
+#include "podmap/config.h"
+#include "log/ledger.h"
+#include "log/note.h"
+#include "log/record.h"
 
-#include "attest_record.h"
-#include "control.h"
-#include "recorder.h"
-#include "signer.h"
+#include "daemon/attest_record.h"
+#include "daemon/control.h"
+#include "daemon/recorder.h"
+#include "daemon/signer.h"
 
 #define NS 1000000000ull
 #define W (60 * NS)

@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "control.h"
-#include "dataplane.h"
+#include "daemon/control.h"
+#include "daemon/dataplane.h"
 #include "fixture.h"
-#include "reload.h"
+#include "daemon/reload.h"
 
 #define E0 28333333ull
 #define MS 1000000ull

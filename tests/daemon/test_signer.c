@@ -21,11 +21,11 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/error.h"
-#include "podcap/keys.h"
-#include "podcap/note.h"
+#include "base/error.h"
+#include "base/keys.h"
+#include "log/note.h"
 
-#include "signer.h"
+#include "daemon/signer.h"
 
 #define NAME "podcap/probe"
 

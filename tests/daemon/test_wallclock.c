@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "wallclock.h"
+#include "daemon/wallclock.h"
 
 #define NS 1000000000ll
 #define W ((uint64_t)(60 * NS))              /* the window */

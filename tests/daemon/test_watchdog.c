@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "watchdog.h"
+#include "daemon/watchdog.h"
 
 #define WORKERS    3
 #define CHECKS_MAX 6

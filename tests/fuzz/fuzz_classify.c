@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target for the frame classifier (include/podcap/classify.h):
+ * libFuzzer target for the frame classifier (src/shape/classify.h):
  * any bytes as a frame, in both directions. tools/fuzz classify SECONDS
  * runs it; the unit suite replays tests/fuzz/classify/.
  *
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "podcap/classify.h"
+#include "shape/classify.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

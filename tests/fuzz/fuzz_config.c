@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target for the pod-map loader (include/podcap/config.h): any
+ * libFuzzer target for the pod-map loader (src/podmap/config.h): any
  * bytes as a pod map. Besides memory errors and undefined behaviour under
  * the sanitizers, it aborts when the loader breaks its contract: a refused
  * map leaves an error message and nothing to free, and is refused just the
@@ -15,7 +15,7 @@
 
 #include <sodium.h>
 
-#include "podcap/config.h"
+#include "podmap/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the auditor declaration parser
- * (include/podcap/declaration.h) that podcapd and podcap-audit run on a
+ * (src/log/declaration.h) that podcapd and podcap-audit run on a
  * MAP.sig file. The input is tried as each of:
  *
  *  - a declaration body: one that parses must format back to exactly the
@@ -16,9 +16,9 @@
 
 #include <sodium.h>
 
-#include "podcap/declaration.h"
-#include "podcap/keys.h"
-#include "podcap/note.h"
+#include "log/declaration.h"
+#include "base/keys.h"
+#include "log/note.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the verifier endpoint's request handling
- * (include/podcap/http_request.h) and the proofs it then serves.
+ * (src/http/request.h) and the proofs it then serves.
  *
  * Input: a byte choosing the published tree size (bit 7 set: the next 8
  * bytes, big-endian, any size; else the next byte too, a size below 1024),
@@ -28,10 +28,10 @@
 
 #include <microhttpd.h>
 
-#include "podcap/config.h"
-#include "podcap/http.h"
-#include "podcap/http_request.h"
-#include "podcap/merkle.h"
+#include "podmap/config.h"
+#include "http/http.h"
+#include "http/request.h"
+#include "log/merkle.h"
 
 #define SMALL_TREE 1024
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the signed-note, checkpoint and verifier-key parsers
- * (include/podcap/note.h, keys.h) that podcap-verify runs on what a log
+ * (src/log/note.h, keys.h) that podcap-verify runs on what a log
  * server sends and on its own --state and --key files. The input is tried
  * as each of:
  *
@@ -20,8 +20,8 @@
 
 #include <sodium.h>
 
-#include "podcap/keys.h"
-#include "podcap/note.h"
+#include "base/keys.h"
+#include "log/note.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

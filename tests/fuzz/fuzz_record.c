@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target for the ledger record decoder (include/podcap/record.h),
+ * libFuzzer target for the ledger record decoder (src/log/record.h),
  * which podcap-verify runs on every record a log server sends. Besides
  * memory errors and undefined behaviour, it aborts when a record decodes
  * but does not encode back to exactly the same bytes (the encoding is
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "podcap/record.h"
+#include "log/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target for the whole streaming verifier (include/podcap/verify.h)
+ * libFuzzer target for the whole streaming verifier (src/verify/verify.h)
  * as podcap-verify drives it: a checkpoint, the records it covers, a trusted
  * state and a consistency proof, then both reports.
  *
@@ -21,11 +21,11 @@
 
 #include <sodium.h>
 
-#include "podcap/config.h"
-#include "podcap/keys.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
-#include "podcap/verify.h"
+#include "podmap/config.h"
+#include "base/keys.h"
+#include "log/merkle.h"
+#include "log/note.h"
+#include "verify/verify.h"
 
 #define F_PODMAP      0x01   /* check against the pod map of tests/vectors */
 #define F_TRUSTED     0x02   /* a trusted checkpoint of the first T records */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the witness's add-checkpoint request parser and its
- * decision (include/podcap/tlog_witness.h), the bytes podcap-witness takes
+ * decision (src/log/tlog_witness.h), the bytes podcap-witness takes
  * from anyone who can reach it.
  *
  * The input is a request body. Besides memory errors and undefined
@@ -26,10 +26,10 @@
 
 #include <sodium.h>
 
-#include "podcap/merkle.h"
-#include "podcap/note.h"
-#include "podcap/tlog_tiles.h"
-#include "podcap/tlog_witness.h"
+#include "log/merkle.h"
+#include "log/note.h"
+#include "log/tlog_tiles.h"
+#include "log/tlog_witness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@ generated for one uplink and one direction from the point of view of a
 a foreign pod on another uplink, so the same classes run on every kind of
 uplink.
 
-The outcomes follow docs/design.md and include/podcap/classify.h: the pod
+The outcomes follow docs/design.md and src/shape/classify.h: the pod
 side address (source going up, destination coming down; for ARP and IPv6
 neighbour discovery the rules of classify.h) names the pod; a pod of another
 uplink, or none, is unmapped; a frame under 14 bytes, over max_frame, or

@@ -3,7 +3,7 @@
 
 records(ledger_dir) -> [bytes]; rtype(rec); attest(rec) -> dict of an ATTEST
 record's fields (docs/log-format.md); root(records, n) the RFC 6962 root of the
-first n; qualifying(...) the qualifying data of include/podcap/attest.h; and
+first n; qualifying(...) the qualifying data of src/log/attest.h; and
 the IMA side the harness plays: ima_ng_line() and template_hash().
 """
 import hashlib
@@ -91,7 +91,7 @@ def root(recs, n):
 
 
 def qualifying(vk_line, digest, build, size, root_, key_kind=0):
-    """include/podcap/attest.h, from the verifier key line NAME+ID+BASE64."""
+    """src/log/attest.h, from the verifier key line NAME+ID+BASE64."""
     import base64
     name, keyid, b64 = vk_line.strip().split("+", 2)  # no "+" in a name; base64 may have one
     raw = base64.b64decode(b64)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The randomized assignment (include/podcap/assign.h): the stream is the
+ * The randomized assignment (src/podmap/assign.h): the stream is the
  * documented ChaCha20 keystream, the shuffle and the assignment of fixed
  * seeds are the golden ones (tests/audit/assign_reference.py recomputes
  * them independently), the shuffle is uniform over many seeds (a fixed
@@ -19,10 +19,10 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/assign.h"
-#include "podcap/bytes.h"
-#include "podcap/config.h"
-#include "podcap/hex.h"
+#include "podmap/assign.h"
+#include "base/bytes.h"
+#include "podmap/config.h"
+#include "base/hex.h"
 
 static const char seed_hex[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 

@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "podcap/bucket.h"
-#include "podcap/units.h"
+#include "shape/bucket.h"
+#include "base/units.h"
 
 typedef __int128 pc_i128;
 

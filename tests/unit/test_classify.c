@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/classify.h"
+#include "shape/classify.h"
 
 #define ETH_IPV4	0x0800
 #define ETH_ARP		0x0806

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "podcap/config.h"
+#include "podmap/config.h"
 
 #include "testutil.h"
 
@@ -721,7 +721,7 @@ test_file_errors(void **state)
 	pc_test_rm_rf(dir);
 }
 
-/* As everywhere in the core, a caller may pass no struct pc_error. */
+/* As everywhere in src/, a caller may pass no struct pc_error. */
 static void
 test_null_error(void **state)
 {

@@ -16,14 +16,14 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/base64.h"
-#include "podcap/bytes.h"
-#include "podcap/cosig.h"
-#include "podcap/hex.h"
-#include "podcap/note.h"
-#include "podcap/tlog_tiles.h"
-#include "podcap/tlog_witness.h"
-#include "podcap/verify_witness.h"
+#include "base/base64.h"
+#include "base/bytes.h"
+#include "log/cosig.h"
+#include "base/hex.h"
+#include "log/note.h"
+#include "log/tlog_tiles.h"
+#include "log/tlog_witness.h"
+#include "verify/witness.h"
 
 #include "testutil.h"
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "podcap/counters.h"
+#include "shape/counters.h"
 
 static void
 test_drop_names(void **state)

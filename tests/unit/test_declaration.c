@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Auditor declarations (include/podcap/declaration.h): the body's one
+ * Auditor declarations (src/log/declaration.h): the body's one
  * spelling, the signature by an auditor key, and the rules of appliance,
  * pod map and validity, each with the message a person sees.
  */
@@ -15,9 +15,9 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/declaration.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
+#include "log/declaration.h"
+#include "log/note.h"
+#include "log/record.h"
 
 #include "testutil.h"
 

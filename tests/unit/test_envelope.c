@@ -6,7 +6,7 @@
  * - a brute force over every pair of boundaries a <= b of a bucket's life:
  *   bytes passed in [a, b) <= what the bucket could hold at a + what the
  *   caps in force earned over [a, b);
- * - podcapd's own bucket (include/podcap/bucket.h), started, reconfigured
+ * - podcapd's own bucket (src/shape/bucket.h), started, reconfigured
  *   and offered frames as podcapd does, whose window totals must always
  *   verify.
  *
@@ -30,11 +30,11 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/bucket.h"
-#include "podcap/keys.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
-#include "podcap/verify.h"
+#include "shape/bucket.h"
+#include "base/keys.h"
+#include "log/note.h"
+#include "log/record.h"
+#include "verify/verify.h"
 
 #include "testutil.h"
 

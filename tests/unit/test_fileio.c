@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "podcap/fileio.h"
-#include "podcap/error.h"
+#include "base/fileio.h"
+#include "base/error.h"
 
 #include "testutil.h"
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "podcap/fleet.h"
+#include "verify/fleet.h"
 
 #include "testutil.h"
 

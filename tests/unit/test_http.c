@@ -24,11 +24,11 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
-#include "podcap/http.h"
-#include "podcap/keys.h"
-#include "podcap/ledger.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
+#include "http/http.h"
+#include "base/keys.h"
+#include "log/ledger.h"
+#include "log/merkle.h"
+#include "log/note.h"
 
 #include "testutil.h"
 

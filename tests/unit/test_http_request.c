@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "podcap/config.h"
-#include "podcap/http.h"
-#include "podcap/http_request.h"
+#include "podmap/config.h"
+#include "http/http.h"
+#include "http/request.h"
 
 /*
  * Parses "METHOD PATH?k=v&k2&..." the way the server sees it: the query

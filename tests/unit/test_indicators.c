@@ -17,10 +17,10 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/indicators.h"
-#include "podcap/verify.h"
+#include "verify/indicators.h"
+#include "verify/verify.h"
 
-#include "../../src/core/verify_series.h"
+#include "verify/series.h"
 #include "testlog.h"
 
 #define N 1440 /* a day of 60-s windows */

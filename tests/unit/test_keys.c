@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/keys.h"
+#include "base/keys.h"
 
 #include "testutil.h"
 

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "podcap/lease.h"
+#include "shape/lease.h"
 
 #define HZ_NS     1000000000ULL
 #define MBPS      1000000ULL

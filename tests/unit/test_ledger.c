@@ -19,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "podcap/keys.h"
-#include "podcap/ledger.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
+#include "base/keys.h"
+#include "log/ledger.h"
+#include "log/merkle.h"
+#include "log/note.h"
+#include "log/record.h"
 
 #include "testutil.h"
 

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/merkle.h"
+#include "log/merkle.h"
 
 #define MAXN 130
 #define PROOF_MAXN 70

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/note.h"
+#include "log/note.h"
 
 #include "testutil.h"
 

@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "podcap/bytes.h"
-#include "podcap/record.h"
-#include "podcap/verify.h"
+#include "base/bytes.h"
+#include "log/record.h"
+#include "verify/verify.h"
 
 #include "testutil.h"
 

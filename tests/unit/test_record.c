@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/record.h"
+#include "log/record.h"
 
 static const char id_chars[] =
 	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";

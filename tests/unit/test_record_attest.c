@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "podcap/bytes.h"
-#include "podcap/record.h"
+#include "base/bytes.h"
+#include "log/record.h"
 
 static struct pc_record_attest att;
 static char ima[] = "10 aa ima-ng sha256:bb /usr/sbin/podcapd\n";

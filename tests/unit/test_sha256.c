@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The tree's SHA-256 through libcrypto (tools/sha256_libcrypto.c, what
+ * The tree's SHA-256 through libcrypto (src/log/sha256_libcrypto.c, what
  * podcap-verify hashes with) gives libsodium's bytes, for every length and
  * both prefixes, and the tree built with it is the same tree.
  */
@@ -13,9 +13,9 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/merkle.h"
+#include "log/merkle.h"
 
-#include "../../tools/sha256_libcrypto.h"
+#include "log/sha256_libcrypto.h"
 
 static uint8_t msg[5000];
 

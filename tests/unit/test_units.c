@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "podcap/units.h"
+#include "base/units.h"
 
 typedef int (*parse_fn)(const char *, uint64_t *, struct pc_error *);
 

@@ -17,14 +17,14 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/clock.h"
-#include "podcap/config.h"
-#include "podcap/keys.h"
-#include "podcap/ledger.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
-#include "podcap/verify.h"
+#include "base/clock.h"
+#include "podmap/config.h"
+#include "base/keys.h"
+#include "log/ledger.h"
+#include "log/merkle.h"
+#include "log/note.h"
+#include "log/record.h"
+#include "verify/verify.h"
 
 #include "testutil.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verifier and the auditor (include/podcap/verify_audit.h): every
+ * The verifier and the auditor (src/verify/declare.h): every
  * START and RELOAD bound by a DECLARE to a declaration the verifier holds,
  * signed by an auditor, for this appliance and map, valid over each window
  * and no older than --max-map-age. Each forged log is built byte for byte
@@ -19,11 +19,11 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/declaration.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
-#include "podcap/verify.h"
-#include "podcap/verify_audit.h"
+#include "log/declaration.h"
+#include "log/note.h"
+#include "log/record.h"
+#include "verify/verify.h"
+#include "verify/declare.h"
 
 #include "testutil.h"
 

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "podcap/verify.h"
+#include "verify/verify.h"
 
-#include "../../src/core/verify_series.h"
+#include "verify/series.h"
 #include "testlog.h"
 
 #define DAY      1440
@@ -125,7 +125,7 @@ test_page_of_a_verified_log(void **state)
 	assert_null(strstr(html, "url("));
 	assert_null(strstr(html, "@import"));
 	assert_non_null(strstr(html, "Content-Security-Policy\" content=\"default-src 'none'"));
-	/* the optional checks' sections only with their options (verify_sections.c) */
+	/* the optional checks' sections only with their options (verify/sections.c) */
 	assert_null(strstr(html, "<section id=\"witnesses\""));
 	assert_null(strstr(html, "<section id=\"attestation\""));
 	assert_null(strstr(html, "<section id=\"declarations\""));

@@ -19,13 +19,13 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/clock.h"
-#include "podcap/config.h"
-#include "podcap/hex.h"
-#include "podcap/keys.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
-#include "podcap/verify.h"
+#include "base/clock.h"
+#include "podmap/config.h"
+#include "base/hex.h"
+#include "base/keys.h"
+#include "log/note.h"
+#include "log/record.h"
+#include "verify/verify.h"
 
 #include "testutil.h"
 

@@ -24,9 +24,9 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/note.h"
-#include "podcap/record.h"
-#include "podcap/verify.h"
+#include "log/note.h"
+#include "log/record.h"
+#include "verify/verify.h"
 
 #include "testutil.h"
 

@@ -21,10 +21,10 @@
 
 #include <cmocka.h>
 
-#include "podcap/bucket.h"
-#include "podcap/counters.h"
-#include "podcap/units.h"
-#include "podcap/window_budget.h"
+#include "shape/bucket.h"
+#include "shape/counters.h"
+#include "base/units.h"
+#include "shape/window_budget.h"
 
 #define HZ_NS      1000000000ULL
 #define HZ_TSC     2900000000ULL

@@ -11,10 +11,10 @@
 #include <cmocka.h>
 #include <sodium.h>
 
-#include "podcap/keys.h"
-#include "podcap/merkle.h"
-#include "podcap/note.h"
-#include "podcap/record.h"
+#include "base/keys.h"
+#include "log/merkle.h"
+#include "log/note.h"
+#include "log/record.h"
 
 #include "testlog.h"
 #include "testutil.h"

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "podcap/verify.h"
+#include "verify/verify.h"
 
 #define PCT_APP        "t-app"
 #define PCT_ORIGIN     "podcap/" PCT_APP

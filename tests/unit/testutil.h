@@ -15,12 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "podcap/config.h"
-#include "podcap/keys.h"
-#include "podcap/ledger.h"
-#include "podcap/merkle.h"
-#include "podcap/record.h"
-#include "podcap/verify.h"
+#include "podmap/config.h"
+#include "base/keys.h"
+#include "log/ledger.h"
+#include "log/merkle.h"
+#include "log/record.h"
+#include "verify/verify.h"
 
 /* ---- scratch directories ---- */
 

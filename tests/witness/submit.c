@@ -25,12 +25,12 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
-#include "podcap/cosig.h"
-#include "podcap/ledger.h"
-#include "podcap/note.h"
-#include "podcap/tlog_witness.h"
+#include "log/cosig.h"
+#include "log/ledger.h"
+#include "log/note.h"
+#include "log/tlog_witness.h"
 
-#include "client.h"
+#include "witness/client.h"
 
 static const char *const names[] = { "cosigned", "conflict", "refused", "down", "bad-answer" };
 

@@ -36,11 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "podcap/bucket.h"
-#include "podcap/classify.h"
-#include "podcap/clock.h"
-#include "podcap/config.h"
-#include "podcap/units.h"
+#include "shape/bucket.h"
+#include "shape/classify.h"
+#include "base/clock.h"
+#include "podmap/config.h"
+#include "base/units.h"
 
 #define MIX_FRAMES	100
 #define FRAME_MAX	1518

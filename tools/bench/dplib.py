@@ -74,8 +74,8 @@ def setup(name, description, net=False):
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     args.out = os.path.abspath(args.out)
-    args.podcapd = f"{args.build}/src/daemon/podcapd"
-    args.keygen = f"{args.build}/tools/podcap-keygen"
+    args.podcapd = f"{args.build}/src/cmd/podcapd/podcapd"
+    args.keygen = f"{args.build}/src/cmd/podcap-keygen/podcap-keygen"
     if os.geteuid() != 0:
         log("SKIP: needs root")
         sys.exit(SKIP)

@@ -86,9 +86,9 @@ bench_args()
 	}
 	case $BENCH_BUILD in /*) ;; *) BENCH_BUILD=$PWD/$BENCH_BUILD ;; esac
 	case $BENCH_OUT in /*) ;; *) BENCH_OUT=$PWD/$BENCH_OUT ;; esac
-	PODCAPD=$BENCH_BUILD/src/daemon/podcapd
-	PODCAP_KEYGEN=$BENCH_BUILD/tools/podcap-keygen
-	PODCAP_VERIFY=$BENCH_BUILD/tools/podcap-verify
+	PODCAPD=$BENCH_BUILD/src/cmd/podcapd/podcapd
+	PODCAP_KEYGEN=$BENCH_BUILD/src/cmd/podcap-keygen/podcap-keygen
+	PODCAP_VERIFY=$BENCH_BUILD/src/cmd/podcap-verify/podcap-verify
 	export PODCAPD PODCAP_KEYGEN PODCAP_VERIFY
 }
 
@@ -282,7 +282,7 @@ bench_hugepages_release()
 }
 
 # DPDK processes of this run make the same choice as podcapd: hugepages
-# when free ones are mounted, else --no-huge (src/daemon/eal.c).
+# when free ones are mounted, else --no-huge (src/cmd/podcapd/eal.c).
 bench_hugepages()
 {
 	local free

@@ -422,7 +422,7 @@ def cmd_verify_speed(args):
         "SHA-256 (RFC 6962 leaf hashes) was most of a verification with libsodium's portable "
         "implementation; podcap-verify now hashes with libcrypto's (already in its process "
         "through libcurl, and using the CPU's SHA extensions) once it has checked that both "
-        "give the same bytes (tools/sha256_libcrypto.c, tests/unit/test_sha256.c). The last "
+        "give the same bytes (src/log/sha256_libcrypto.c, tests/unit/test_sha256.c). The last "
         "row is the share of the CPU time that hashing the log's bytes alone takes, at "
         "libcrypto's rate. A reader used to hash every record twice (once opening the ledger, once "
         "verifying); it now hashes it once.",

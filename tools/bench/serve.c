@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "podcap/error.h"
-#include "podcap/http.h"
-#include "podcap/ledger.h"
+#include "base/error.h"
+#include "http/http.h"
+#include "log/ledger.h"
 
 static volatile sig_atomic_t stop;
 

@@ -5,7 +5,7 @@
  * second on this machine, over a message the size of a checkpoint body,
  * and how fast its SHA-256 hashes (the leaf hash of every record); built
  * with libcrypto, how fast libcrypto's does too (what podcap-verify hashes
- * with, tools/sha256_libcrypto.c).
+ * with, src/log/sha256_libcrypto.c).
  *
  *   podcap-bench-sigrate [--seconds S] [--record-bytes N]
  *

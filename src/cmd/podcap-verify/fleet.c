@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcap-verify --fleet FILE: every appliance of a fleet file verified,
+ * `jobs` at a time, each in a process of its own that runs the one-appliance
+ * verifier (its own transfers, its own state file, its own failures: one
+ * unreachable appliance or one hostile log cannot disturb the others'
+ * results), then one report of them all, the failed appliances first.
+ *
+ * Exit status: 0 when every appliance verified, 1 when one did not (each is
+ * named on stderr), 2 when the fleet file or the options are bad.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/fileio.h"
+#include "verify/fleet.h"
+#include "verify/verify.h"
+
+#include "fleet.h"
+
+#define MAX_ARGS 512
+
+struct run {
+	const struct pc_fleet_appliance *a;
+	pid_t pid;
+	int status; /* the child's exit status; 2 when it died otherwise */
+	char out[PC_PATH_LEN], err[PC_PATH_LEN], html[PC_PATH_LEN];
+};
+
+struct fleet_opts {
+	const char *file;
+	const char *html;
+	bool json;
+	int jobs;                   /* --jobs, 0: the file's */
+	const char *pass[MAX_ARGS]; /* options for every appliance (policy, --model-size, ...) */
+	int npass;
+	bool now_given;
+};
+
+static void fleet_die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+static void
+fleet_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("podcap-verify: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+/* The options that take an argument, as podcap-verify's own parser knows them. */
+static bool
+takes_arg(const char *opt)
+{
+	static const char *const with[] = { "--now",
+					    "--clock-skew",
+					    "--max-unaccounted",
+					    "--max-gap",
+					    "--max-checkpoint-age",
+					    "--max-merged-windows",
+					    "--build-id",
+					    "--model-size",
+					    "--witness-quorum",
+					    "--max-witness-delay",
+					    "--max-map-age",
+					    "--tap-clock-offset",
+					    "--tap-line-rate" };
+
+	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++)
+		if (strcmp(opt, with[i]) == 0)
+			return true;
+	return false;
+}
+
+static void
+parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--fleet") == 0 && i + 1 < argc) {
+			o->file = argv[++i];
+		} else if (strcmp(a, "--html") == 0 && i + 1 < argc) {
+			o->html = argv[++i];
+		} else if (strcmp(a, "--json") == 0) {
+			o->json = true;
+		} else if (strcmp(a, "--jobs") == 0 && i + 1 < argc) {
+			char *end;
+			long j = strtol(argv[++i], &end, 10);
+			if (*end != '\0' || j < 1 || j > PC_FLEET_MAX_JOBS)
+				fleet_die(2, "--jobs %s: not a whole number from 1 to %d", argv[i],
+					  PC_FLEET_MAX_JOBS);
+			o->jobs = (int)j;
+		} else if (strcmp(a, "--indicators") == 0) {
+			o->pass[o->npass++] = a;
+		} else if (takes_arg(a) && i + 1 < argc) {
+			if (o->npass + 2 > MAX_ARGS / 2)
+				fleet_die(2, "too many options");
+			o->now_given |= strcmp(a, "--now") == 0;
+			o->pass[o->npass++] = a;
+			o->pass[o->npass++] = argv[++i];
+		} else {
+			fleet_die(
+			    2,
+			    "%s: not an option with --fleet (the fleet file names each "
+			    "appliance's key, source, pod maps, state, witnesses, attestation "
+			    "policy, declarations and taps)",
+			    a);
+		}
+	}
+	if (o->file == NULL)
+		fleet_die(2, "--fleet needs a file");
+}
+
+/* A copy the child's argv can hold (getopt takes char **). */
+static char *
+arg(const char *s)
+{
+	char *c = strdup(s);
+
+	if (c == NULL)
+		_exit(2);
+	return c;
+}
+
+/*
+ * Whether a fleet-wide option applies to appliance a: the witness, map-age
+ * and tap options only to an appliance whose entry names witnesses,
+ * declarations or taps (for another, podcap-verify would refuse them).
+ */
+static bool
+applies(const struct pc_fleet_appliance *a, const char *opt)
+{
+	if (strcmp(opt, "--witness-quorum") == 0 || strcmp(opt, "--max-witness-delay") == 0)
+		return a->nwitnesses > 0;
+	if (strcmp(opt, "--max-map-age") == 0)
+		return a->declarations != NULL;
+	if (strcmp(opt, "--tap-clock-offset") == 0 || strcmp(opt, "--tap-line-rate") == 0)
+		return a->ntaps > 0;
+	return true;
+}
+
+/*
+ * What the fleet file says this appliance's evidence must show beyond its
+ * own log: its witnesses, its TPM policy, the auditor's declarations and
+ * draw, and the verifier's taps on its links. Returns the new argc.
+ */
+static int
+trust_args(const struct pc_fleet_appliance *a, char **argv, int n)
+{
+	for (size_t i = 0; i < a->nwitnesses; i++) {
+		argv[n++] = arg("--witness");
+		argv[n++] = arg(a->witnesses[i]);
+	}
+	if (a->attest != NULL) {
+		argv[n++] = arg("--attest");
+		argv[n++] = arg(a->attest);
+	}
+	if (a->declarations != NULL) {
+		argv[n++] = arg("--pod-maps");
+		argv[n++] = arg(a->declarations);
+	}
+	for (size_t i = 0; i < a->nauditor_keys; i++) {
+		argv[n++] = arg("--auditor-key");
+		argv[n++] = arg(a->auditor_keys[i]);
+	}
+	if (a->assignment != NULL) {
+		argv[n++] = arg("--assignment");
+		argv[n++] = arg(a->assignment);
+	}
+	for (size_t i = 0; i < a->ntaps; i++) {
+		argv[n++] = arg("--tap");
+		argv[n++] = arg(a->taps[i].url != NULL ? a->taps[i].url : a->taps[i].ledger);
+		argv[n++] = arg("--tap-key");
+		argv[n++] = arg(a->taps[i].key);
+	}
+	return n;
+}
+
+/* The child: stdout and stderr to their files, then the one-appliance verifier. */
+static void
+child(struct run *r, const struct fleet_opts *o, const char *now, int (*verify_main)(int, char **))
+{
+	char *argv[MAX_ARGS];
+	int n = 0;
+	int out = open(r->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int err = open(r->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(2);
+	argv[n++] = arg("podcap-verify");
+	argv[n++] = arg("--key");
+	argv[n++] = arg(r->a->key);
+	argv[n++] = arg(r->a->url != NULL ? "--url" : "--ledger");
+	argv[n++] = arg(r->a->url != NULL ? r->a->url : r->a->ledger);
+	for (size_t i = 0; i < r->a->npod_maps; i++) {
+		argv[n++] = arg("--pod-map");
+		argv[n++] = arg(r->a->pod_maps[i]);
+	}
+	if (r->a->state != NULL) {
+		argv[n++] = arg("--state");
+		argv[n++] = arg(r->a->state);
+	}
+	n = trust_args(r->a, argv, n);
+	if (o->json)
+		argv[n++] = arg("--json");
+	if (o->html != NULL) {
+		argv[n++] = arg("--html");
+		argv[n++] = arg(r->html);
+	}
+	if (!o->now_given) {
+		argv[n++] = arg("--now");
+		argv[n++] = arg(now);
+	}
+	for (int i = 0; i < o->npass; i++) {
+		if (!applies(r->a, o->pass[i])) {
+			i++; /* and its argument */
+			continue;
+		}
+		argv[n++] = arg(o->pass[i]);
+	}
+	argv[n] = NULL;
+	optind = 0; /* getopt starts afresh in the child */
+	fflush(NULL);
+	exit(verify_main(n, argv));
+}
+
+static void
+start(struct run *r, const struct fleet_opts *o, const char *now, int (*verify_main)(int, char **))
+{
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0)
+		fleet_die(2, "fork: %s", strerror(errno));
+	if (r->pid == 0)
+		child(r, o, now, verify_main);
+}
+
+/* Waits for one child; its run. */
+static struct run *
+reap(struct run *runs, size_t n)
+{
+	int st;
+	pid_t pid;
+
+	while ((pid = wait(&st)) < 0 && errno == EINTR)
+		;
+	if (pid < 0)
+		fleet_die(2, "wait: %s", strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].pid == pid) {
+			runs[i].status = WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+			runs[i].pid = 0;
+			return &runs[i];
+		}
+	return NULL;
+}
+
+/* ---- the reports ---- */
+
+/* What a child wrote to one of its files (empty when it wrote none). */
+static char *
+slurp(const char *path, size_t *len)
+{
+	char *buf = pc_read_file(path, SIZE_MAX - 2, len);
+
+	if (buf == NULL && errno == ENOENT && (buf = calloc(1, 1)) != NULL)
+		*len = 0;
+	if (buf == NULL)
+		fleet_die(2, "%s: %s", path, strerror(errno));
+	return buf;
+}
+
+static const char *
+verdict(const struct run *r)
+{
+	return r->status == 0 ? "verified" : r->status == 1 ? "FAILED" : "ERROR";
+}
+
+static const char *
+source(const struct run *r)
+{
+	return r->a->url != NULL ? r->a->url : r->a->ledger;
+}
+
+static void
+print_text(FILE *f, struct run *const *order, size_t n, size_t nfailed)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct run *r = order[i];
+		size_t len;
+		char *out = slurp(r->out, &len), *err = slurp(r->err, &len);
+
+		fprintf(f, "== %s (%s): %s\n%s", r->a->name, source(r), verdict(r), out);
+		if (r->status == 2)
+			fprintf(f, "%s", err);
+		fputc('\n', f);
+		free(out);
+		free(err);
+	}
+	fprintf(f, "fleet: %zu appliance%s, %zu verified, %zu failed", n, n == 1 ? "" : "s",
+		n - nfailed, nfailed);
+	for (size_t i = 0; i < nfailed; i++)
+		fprintf(f, "%s%s", i ? ", " : ": ", order[i]->a->name);
+	fputc('\n', f);
+}
+
+static void
+print_json(FILE *f, const char *file, struct run *const *order, size_t n, size_t nfailed)
+{
+	fprintf(f, "{\n  \"fleet\": ");
+	pc_json_string(f, file);
+	fprintf(f, ",\n  \"appliances_total\": %zu,\n  \"failed_total\": %zu,\n  \"failed\": [", n,
+		nfailed);
+	for (size_t i = 0; i < nfailed; i++) {
+		fputs(i ? ", " : "", f);
+		pc_json_string(f, order[i]->a->name);
+	}
+	fprintf(f, "],\n  \"appliances\": [");
+	for (size_t i = 0; i < n; i++) {
+		const struct run *r = order[i];
+		size_t len, elen;
+		char *out = slurp(r->out, &len), *err = slurp(r->err, &elen);
+
+		while (len > 0 && out[len - 1] == '\n')
+			out[--len] = '\0';
+		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		pc_json_string(f, r->a->name);
+		fprintf(f, ", \"source\": ");
+		pc_json_string(f, source(r));
+		fprintf(f, ", \"status\": \"%s\", \"exit\": %d, \"stderr\": ",
+			r->status == 0       ? "verified"
+			    : r->status == 1 ? "failed"
+					     : "error",
+			r->status);
+		pc_json_string(f, err);
+		fprintf(f, ",\n     \"report\": %s}", r->status == 2 || len == 0 ? "null" : out);
+		free(out);
+		free(err);
+	}
+	fprintf(f, "\n  ],\n  \"ok\": %s\n}\n", nfailed == 0 ? "true" : "false");
+}
+
+/* The <article> of the appliance's own page, which its child wrote. */
+static void
+html_article(FILE *f, const struct run *r)
+{
+	size_t len;
+	char *page = slurp(r->html, &len), *from = strstr(page, "<article"),
+	     *to = from != NULL ? strstr(from, "</article>\n") : NULL;
+
+	if (to != NULL) {
+		fwrite(from, 1, (size_t)(to - from) + 11, f);
+	} else {
+		char *err = slurp(r->err, &len);
+
+		fputs("<article class=\"appliance\" data-ok=\"false\"><section class=\"verdict "
+		      "failed\"><div class=\"line\">could not verify: <pre>",
+		      f);
+		pc_html_escape(f, err);
+		fputs("</pre></div></section></article>\n", f);
+		free(err);
+	}
+	free(page);
+}
+
+static void
+print_html(const char *path, struct run *const *order, size_t n, size_t nfailed)
+{
+	FILE *f = fopen(path, "w");
+	char title[128];
+
+	if (f == NULL)
+		fleet_die(2, "%s: %s", path, strerror(errno));
+	snprintf(title, sizeof(title), "podcap fleet verification: %zu appliance%s, %zu failed", n,
+		 n == 1 ? "" : "s", nfailed);
+	pc_html_begin(f, title);
+	fprintf(f,
+		"<section id=\"fleet\" class=\"verdict %s\">\n<div class=\"line\">%s</div>\n"
+		"<table id=\"fleet-table\">\n<tr><th>appliance</th><th>source</th><th>verdict</th>"
+		"</tr>\n",
+		nfailed ? "failed" : "ok",
+		nfailed ? "FAILED: some appliances did not verify" : "every appliance verified");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(
+		    f,
+		    "<tr class=\"fleet-row\" data-name=\"%s\" data-status=\"%d\"><td>%s</td><td>",
+		    order[i]->a->name, order[i]->status, order[i]->a->name);
+		pc_html_escape(f, source(order[i]));
+		fprintf(f, "</td><td class=\"%s\">%s</td></tr>\n",
+			order[i]->status ? "bad" : "held", verdict(order[i]));
+	}
+	fputs("</table>\n</section>\n", f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f,
+			"<section class=\"fleet-appliance\" data-name=\"%s\">\n<h2>%s: %s</h2>\n",
+			order[i]->a->name, order[i]->a->name, verdict(order[i]));
+		html_article(f, order[i]);
+		fputs("</section>\n", f);
+	}
+	pc_html_end(f);
+	if (ferror(f) || fclose(f) != 0)
+		fleet_die(2, "%s: %s", path, strerror(errno));
+}
+
+int
+pc_fleet_main(int argc, char **argv, int (*verify_main)(int, char **))
+{
+	struct fleet_opts o = { 0 };
+	struct pc_fleet fl;
+	struct pc_error err;
+	char tmp[] = "/tmp/podcap-fleet.XXXXXX", now[PC_UTC_LEN];
+
+	parse_fleet_args(argc, argv, &o);
+	if (pc_fleet_load(o.file, &fl, &err) < 0) {
+		pc_error_print(&err, stderr);
+		return 2;
+	}
+	if (mkdtemp(tmp) == NULL)
+		fleet_die(2, "mkdtemp: %s", strerror(errno));
+	pc_utc_format(pc_now_ns(), now, sizeof(now));
+
+	struct run *runs = calloc(fl.n, sizeof(*runs));
+	if (runs == NULL)
+		fleet_die(2, "out of memory");
+	size_t jobs = o.jobs > 0 ? (size_t)o.jobs : fl.jobs, running = 0, next = 0;
+	for (size_t i = 0; i < fl.n; i++) {
+		runs[i].a = &fl.a[i];
+		snprintf(runs[i].out, PC_PATH_LEN, "%s/%zu.out", tmp, i);
+		snprintf(runs[i].err, PC_PATH_LEN, "%s/%zu.err", tmp, i);
+		snprintf(runs[i].html, PC_PATH_LEN, "%s/%zu.html", tmp, i);
+	}
+	while (next < fl.n || running > 0) {
+		if (next < fl.n && running < jobs) {
+			start(&runs[next++], &o, now, verify_main);
+			running++;
+			continue;
+		}
+		if (reap(runs, fl.n) != NULL)
+			running--;
+	}
+
+	/* the failed first, each group in the file's order (made after the children exit) */
+	struct run **order = calloc(fl.n, sizeof(*order));
+	if (order == NULL)
+		fleet_die(2, "out of memory");
+	size_t k = 0, nfailed = 0;
+	for (size_t i = 0; i < fl.n; i++)
+		if (runs[i].status != 0)
+			order[k++] = &runs[i];
+	nfailed = k;
+	for (size_t i = 0; i < fl.n; i++)
+		if (runs[i].status == 0)
+			order[k++] = &runs[i];
+	if (o.json)
+		print_json(stdout, o.file, order, fl.n, nfailed);
+	else
+		print_text(stdout, order, fl.n, nfailed);
+	if (o.html != NULL)
+		print_html(o.html, order, fl.n, nfailed);
+	for (size_t i = 0; i < nfailed; i++)
+		fprintf(stderr, "podcap-verify: fleet: appliance %s %s\n", order[i]->a->name,
+			order[i]->status == 1 ? "failed verification" : "could not be verified");
+	for (size_t i = 0; i < fl.n; i++) {
+		unlink(runs[i].out);
+		unlink(runs[i].err);
+		unlink(runs[i].html);
+	}
+	rmdir(tmp);
+	free(order);
+	free(runs);
+	pc_fleet_free(&fl);
+	if (fflush(stdout) != 0)
+		fleet_die(2, "stdout: %s", strerror(errno));
+	return nfailed > 0 ? 1 : 0;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcapd: the inline pod-uplink cap.
+ *
+ *   podcapd --config FILE [-- EAL options]
+ *   podcapd --check-config FILE [--canonical] [--map-only]
+ *   podcapd --version
+ *
+ * Wiring only: the pod map, the signer (forked before DPDK maps anything),
+ * the recorder, the EAL, then run.c until a stop; and back down in reverse.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_eal.h>
+
+#include "base/buildid.h"
+#include "podmap/config.h"
+#include "log/origin.h"
+#include "base/clock.h"
+#include "base/error.h"
+#include "http/tls.h"
+
+#include "daemon/declared.h"
+#include "eal.h"
+#include "daemon/podmap.h"
+#include "daemon/recorder.h"
+#include "run.h"
+#include "signals.h"
+#include "daemon/signer.h"
+
+#define EXIT_USAGE 2
+
+static void
+usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: podcapd --config FILE [-- EAL options]\n"
+	    "       podcapd --check-config FILE [--canonical] [--map-only]\n"
+	    "\n"
+	    "  --config FILE        run with the pod map FILE\n"
+	    "  --check-config FILE  check FILE as a start would (the pod map, its declaration,\n"
+	    "                       the ledger directory, the key and the TPM), print\n"
+	    "                       'configuration OK' and its digest\n"
+	    "  --canonical          with --check-config: also print the canonical form\n"
+	    "  --map-only           with --check-config: check the pod map alone, not what\n"
+	    "                       it names (to compute the digest of another's map)\n"
+	    "  --version            print the version and the build id\n"
+	    "\n"
+	    "Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next "
+	    "window).\n");
+}
+
+static int
+print_version(void)
+{
+	struct pc_error err;
+
+	if (pc_version_print(stdout, "podcapd", PODCAP_VERSION, &err) == 0)
+		return EXIT_SUCCESS;
+	pc_error_prefix(&err, "podcapd");
+	pc_error_print(&err, stderr);
+	return EXIT_FAILURE;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", required_argument, NULL, 'n' },
+		{ "canonical", no_argument, NULL, 'C' },
+		{ "map-only", no_argument, NULL, 'M' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *check = NULL;
+	bool canonical = false, map_only = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config = optarg; break;
+		case 'n': check = optarg; break;
+		case 'C': canonical = true; break;
+		case 'M':
+			map_only = true;
+			break;
+		case 'V':
+			return print_version();
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (check != NULL)
+		return pc_podmap_check(check, canonical, map_only);
+	if (config == NULL || map_only) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	/* what a restart cannot mend is refused here, as --check-config refuses it */
+	struct pc_config cfg;
+	struct pc_declared decl;
+	/* the endpoint's TLS files, read with the map: a bad one is a bad map */
+	struct pc_tls *tls;
+	if (pc_podmap_load_run(config, &cfg, &decl, &tls) != 0)
+		return EXIT_USAGE;
+	pc_signals_install();
+
+	/* the key is read by the signer process only, before DPDK maps anything */
+	struct pc_signer signer;
+	/* and the TPM, when the pod map asks for attestation (docs/attestation.md) */
+	int status = pc_podmap_signer(&cfg, &signer);
+	if (status != 0)
+		goto out_config;
+	status = EXIT_FAILURE;
+	uint64_t covered_ns;
+	pc_recorder_attestation(&cfg.attestation);
+	char origin[PC_ORIGIN_LEN];
+	if (pc_recorder_start(cfg.ledger, cfg.appliance_id,
+			      pc_config_origin(&cfg, origin, sizeof(origin)), &signer,
+			      &covered_ns) != 0)
+		goto out_signer;
+	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)
+		goto out_recorder;
+	status = pc_run(config, &cfg, &decl, &signer, tls, covered_ns);
+	rte_eal_cleanup();
+out_recorder:
+	/* windows that were counted but never logged: the supervisor must hear of it */
+	if (pc_recorder_finish() > 0)
+		status = EXIT_FAILURE;
+out_signer:
+	pc_signer_stop(&signer);
+out_config:
+	pc_tls_put(tls);
+	pc_config_free(&cfg);
+	return status;
+}

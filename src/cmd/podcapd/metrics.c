@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GET /metrics: Prometheus text exposition (format 0.0.4) of the counters,
+ * bucket levels, queue depths and the state of the ledger.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "base/clock.h"
+#include "base/units.h"
+
+#include "daemon/control.h"
+#include "daemon/declared.h"
+#include "metrics.h"
+#include "daemon/recorder.h"
+#include "daemon/timing.h"
+#include "witnesses.h"
+
+static uint64_t started_ns;
+static bool watchdog_stopped;
+
+void
+pc_metrics_started(uint64_t realtime_ns)
+{
+	__atomic_store_n(&started_ns, realtime_ns, __ATOMIC_RELAXED);
+}
+
+void
+pc_metrics_watchdog(bool pings_stopped)
+{
+	__atomic_store_n(&watchdog_stopped, pings_stopped, __ATOMIC_RELAXED);
+}
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	int failed;
+};
+
+static void
+emit(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+emit(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (;;) {
+		if (t->failed)
+			return;
+		va_start(ap, fmt);
+		int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = 1;
+			return;
+		}
+		if ((size_t)n < t->cap - t->len) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = (t->cap + (size_t)n) * 2;
+		char *nb = realloc(t->buf, cap);
+		if (nb == NULL) {
+			t->failed = 1;
+			return;
+		}
+		t->buf = nb;
+		t->cap = cap;
+	}
+}
+
+static void
+family(struct text *t, const char *name, const char *type, const char *help)
+{
+	emit(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/*
+ * s as a label value: backslash, double quote and line feed escaped. Pod
+ * ids and uplink names (PC_ID_RULE) have none today; out holds
+ * LABEL_LEN, twice any id.
+ */
+#define LABEL_LEN (2 * PC_ID_LEN)
+
+static const char *
+label_value(char *out, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 2 < LABEL_LEN; s++) {
+		char e = *s == '\\' ? '\\' : *s == '"' ? '"' : *s == '\n' ? 'n' : '\0';
+
+		if (e != '\0') {
+			out[o++] = '\\';
+			out[o++] = e;
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* What one gauge or counter per pod and direction reads. */
+typedef uint64_t (*pod_value)(const struct pc_table *t, unsigned p, unsigned d,
+			      const struct pc_pod_ctr *c);
+
+static uint64_t
+v_pass_bytes(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)t;
+	(void)p;
+	(void)d;
+	return c->pass_bytes;
+}
+
+static uint64_t
+v_pass_frames(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)t;
+	(void)p;
+	(void)d;
+	return c->pass_frames;
+}
+
+static uint64_t
+v_level(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)c;
+	return __atomic_load_n(&t->shapers[p * PC_DIR_COUNT + d].pub_level_bytes, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+v_queue_frames(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)c;
+	return __atomic_load_n(&t->shapers[p * PC_DIR_COUNT + d].pub_queue_frames, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+v_queue_bytes(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)c;
+	return __atomic_load_n(&t->shapers[p * PC_DIR_COUNT + d].pub_queue_bytes, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+v_last_window(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)t;
+	(void)c;
+	return pc_control_last_window_bytes(p, d);
+}
+
+static uint64_t
+v_cap(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)d;
+	(void)c;
+	return t->cfg.pods[p].limits.cap_bps;
+}
+
+static uint64_t
+v_burst(const struct pc_table *t, unsigned p, unsigned d, const struct pc_pod_ctr *c)
+{
+	(void)d;
+	(void)c;
+	return t->cfg.pods[p].limits.burst_bytes;
+}
+
+static const struct {
+	const char *name, *type, *help;
+	pod_value value;
+	int bits;       /* value() is in bits, shown in bytes */
+} pod_metrics[] = {
+	{ "podcap_passed_bytes_total", "counter",
+	  "L2 frame bytes (no FCS) forwarded, per pod and direction.", v_pass_bytes },
+	{ "podcap_passed_frames_total", "counter", "Frames forwarded, per pod and direction.",
+	  v_pass_frames },
+	{ "podcap_bucket_level_bytes", "gauge",
+	  "Tokens in the bucket, in bytes, per pod and direction.", v_level },
+	{ "podcap_queue_frames", "gauge",
+	  "Frames waiting in the shaping queue, per pod and direction.", v_queue_frames },
+	{ "podcap_queue_bytes", "gauge",
+	  "Frame bytes waiting in the shaping queue, per pod and direction.", v_queue_bytes },
+	{ "podcap_last_window_passed_bytes", "gauge",
+	  "Bytes passed in the last closed window, per pod and direction.", v_last_window },
+	{ "podcap_cap_bytes_per_second", "gauge",
+	  "The cap in force, in L2 frame bytes (no FCS) per second, per pod and direction.", v_cap, 1 },
+	{ "podcap_burst_bytes", "gauge",
+	  "The bucket depth in force, in bytes, per pod and direction.", v_burst },
+};
+
+/* " V\n": bits in bytes, exactly (caps are whole bits/s: at most three decimals). */
+static void
+value_of_bits(struct text *t, uint64_t bits)
+{
+	if (bits % 8 == 0)
+		emit(t, " %lu\n", (unsigned long)(bits / 8));
+	else
+		emit(t, " %lu.%03u\n", (unsigned long)(bits / 8), (unsigned)(bits % 8) * 125);
+}
+
+static void
+pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)[PC_DIR_COUNT])
+{
+	const struct pc_config *cfg = &tb->cfg;
+	char id[LABEL_LEN];
+
+	for (size_t m = 0; m < RTE_DIM(pod_metrics); m++) {
+		family(t, pod_metrics[m].name, pod_metrics[m].type, pod_metrics[m].help);
+		for (unsigned p = 0; p < cfg->npods; p++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+				uint64_t v = pod_metrics[m].value(tb, p, d, &pod[p][d]);
+
+				emit(t, "%s{pod=\"%s\",direction=\"%s\"}", pod_metrics[m].name,
+				     label_value(id, cfg->pods[p].id), pc_dir_name(d));
+				if (pod_metrics[m].bits)
+					value_of_bits(t, v);
+				else
+					emit(t, " %lu\n", (unsigned long)v);
+			}
+	}
+	for (int bytes = 1; bytes >= 0; bytes--) {
+		const char *name = bytes ? "podcap_dropped_bytes_total" : "podcap_dropped_frames_total";
+		family(t, name, "counter", bytes ? "Frame bytes dropped, per pod, direction and reason." :
+		       "Frames dropped, per pod, direction and reason.");
+		for (unsigned p = 0; p < cfg->npods; p++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				for (unsigned r = 0; r < PC_POD_DROP_COUNT; r++)
+					emit(t, "%s{pod=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name,
+					     label_value(id, cfg->pods[p].id), pc_dir_name(d),
+					     pc_pod_drop_name(r),
+					     (unsigned long)(bytes ? pod[p][d].drop_bytes[r] :
+								     pod[p][d].drop_frames[r]));
+	}
+}
+
+static void
+link_families(struct text *t, const struct pc_config *cfg, struct pc_link_ctr (*link)[PC_DIR_COUNT])
+{
+	char uplink[LABEL_LEN];
+
+	for (int bytes = 1; bytes >= 0; bytes--) {
+		const char *name = bytes ? "podcap_uplink_dropped_bytes_total" :
+				   "podcap_uplink_dropped_frames_total";
+		family(t, name, "counter", bytes ?
+		       "Frame bytes of no pod dropped, per uplink, direction and reason (unmapped, malformed)." :
+		       "Frames of no pod dropped, per uplink, direction and reason (unmapped, malformed).");
+		for (unsigned u = 0; u < cfg->nuplinks; u++)
+			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+				for (unsigned r = 0; r < PC_LINK_DROP_COUNT; r++)
+					emit(t, "%s{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name,
+					     label_value(uplink, cfg->uplinks[u].name), pc_dir_name(d),
+					     pc_link_drop_name(r),
+					     (unsigned long)(bytes ? link[u][d].drop_bytes[r] :
+								     link[u][d].drop_frames[r]));
+	}
+}
+
+static void
+window_close_families(struct text *t)
+{
+	struct pc_stage_stats st[PC_STAGE_COUNT];
+
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
+		pc_stage_read((enum pc_stage)s, &st[s]);
+	family(t, "podcap_window_close_last_seconds", "gauge",
+	       "Seconds the stage took in the last window close, per stage.");
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
+		emit(t, "podcap_window_close_last_seconds{stage=\"%s\"} %.9f\n",
+		     pc_stage_name((enum pc_stage)s), (double)st[s].last_ns / 1e9);
+	family(t, "podcap_window_close_max_seconds", "gauge",
+	       "The longest the stage of a window close took since podcapd started, in seconds, "
+	       "per stage.");
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++)
+		emit(t, "podcap_window_close_max_seconds{stage=\"%s\"} %.9f\n",
+		     pc_stage_name((enum pc_stage)s), (double)st[s].max_ns / 1e9);
+	family(t, "podcap_window_close_seconds", "summary",
+	       "Seconds spent in each stage of closing windows, per stage (count: closes timed).");
+	for (unsigned s = 0; s < PC_STAGE_COUNT; s++) {
+		emit(t, "podcap_window_close_seconds_sum{stage=\"%s\"} %.9f\n",
+		     pc_stage_name((enum pc_stage)s), (double)st[s].sum_ns / 1e9);
+		emit(t, "podcap_window_close_seconds_count{stage=\"%s\"} %lu\n",
+		     pc_stage_name((enum pc_stage)s), (unsigned long)st[s].count);
+	}
+}
+
+/* Reloads refused, by reason; the declaration in force and its end. */
+static void
+declaration_families(struct text *t, const struct pc_table *tb)
+{
+	family(t, "podcap_reload_refused_total", "counter",
+	       "SIGHUP reloads refused, the pod map in force kept, by reason.");
+	for (unsigned r = 0; r < PC_RELOAD_REFUSALS; r++)
+		emit(t, "podcap_reload_refused_total{reason=\"%s\"} %lu\n",
+		     pc_declared_refusal_name(r), (unsigned long)pc_declared_refusals(r));
+	family(t, "podcap_declaration_not_after_seconds", "gauge",
+	       "End of the auditor's declaration of the pod map in force, Unix seconds: "
+	       "forwarding stops before it (no sample: the map needs none).");
+	if (tb == NULL || !tb->decl.on)
+		return;
+	emit(t, "podcap_declaration_not_after_seconds %lu\n",
+	     (unsigned long)(tb->decl.d.not_after_ns / 1000000000ULL));
+}
+
+/* Per witness of appliance.witnesses: what each submission came to, and what it cosigned. */
+static void
+witness_families(struct text *t)
+{
+	static struct pc_witness_stats st[PC_MAX_WITNESSES];
+	unsigned n = pc_witnesses_stats(st, PC_MAX_WITNESSES);
+	char lv[LABEL_LEN];
+
+	family(t, "podcap_witness_submissions_total", "counter",
+	       "Checkpoints submitted to each witness, by result.");
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned o = 0; o < PC_WITNESS_OUTCOMES; o++)
+			emit(t,
+			     "podcap_witness_submissions_total{witness=\"%s\",result=\"%s\"} %lu\n",
+			     label_value(lv, st[i].name),
+			     pc_witness_outcome_name((enum pc_witness_outcome)o),
+			     (unsigned long)st[i].outcomes[o]);
+	family(t, "podcap_witness_cosigned_size", "gauge",
+	       "Tree size of the latest checkpoint each witness cosigned (0: none yet).");
+	for (unsigned i = 0; i < n; i++)
+		emit(t, "podcap_witness_cosigned_size{witness=\"%s\"} %lu\n",
+		     label_value(lv, st[i].name), (unsigned long)st[i].cosigned_size);
+	family(t, "podcap_witness_cosigned_timestamp_seconds", "gauge",
+	       "The time in that cosignature, as the witness signed it (0: none yet).");
+	for (unsigned i = 0; i < n; i++)
+		emit(t, "podcap_witness_cosigned_timestamp_seconds{witness=\"%s\"} %lu\n",
+		     label_value(lv, st[i].name), (unsigned long)st[i].cosigned_time);
+}
+
+/* appliance.attestation: the quotes this run put in the ledger, and those it could not. */
+static void
+attest_families(struct text *t, const struct pc_recorder_stats *rs)
+{
+	family(t, "podcap_attest_quotes_total", "counter",
+	       "TPM quotes due since podcapd started, by result: appended as an ATTEST record, "
+	       "or failed (their windows stay unattested).");
+	family(t, "podcap_attest_last_quote_timestamp_seconds", "gauge",
+	       "When the last ATTEST record was appended, Unix seconds (0: none in this run).");
+	family(t, "podcap_attest_every_windows", "gauge",
+	       "appliance.attestation.every: a quote is due every this many windows.");
+	if (!rs->attesting)
+		return;
+	emit(t, "podcap_attest_quotes_total{result=\"appended\"} %lu\n",
+	     (unsigned long)rs->quotes_appended);
+	emit(t, "podcap_attest_quotes_total{result=\"failed\"} %lu\n",
+	     (unsigned long)rs->quotes_failed);
+	emit(t, "podcap_attest_last_quote_timestamp_seconds %.3f\n",
+	     (double)rs->last_quote_ns / 1e9);
+	emit(t, "podcap_attest_every_windows %u\n", (unsigned)rs->attest_every);
+}
+
+static void
+process_families(struct text *t)
+{
+	family(t, "podcap_start_time_seconds", "gauge", "When podcapd started, Unix seconds.");
+	emit(t, "podcap_start_time_seconds %.3f\n",
+	     (double)__atomic_load_n(&started_ns, __ATOMIC_RELAXED) / 1e9);
+	family(t, "podcap_watchdog_pings_stopped", "gauge",
+	       "1 while systemd's watchdog is not pinged (a worker stopped looping or the signer "
+	       "stopped answering): systemd is about to restart podcapd.");
+	emit(t, "podcap_watchdog_pings_stopped %d\n",
+	     __atomic_load_n(&watchdog_stopped, __ATOMIC_RELAXED) ? 1 : 0);
+}
+
+char *
+pc_metrics_text(void *ctx, size_t *len)
+{
+	static struct pc_pod_ctr pod[PC_MAX_PODS][PC_DIR_COUNT];
+	static struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];
+	struct text t = { .cap = 16384 };
+	struct pc_recorder_stats rs;
+
+	(void)ctx;
+	t.buf = malloc(t.cap);
+	if (t.buf == NULL)
+		return NULL;
+	t.buf[0] = '\0';
+
+	pthread_mutex_lock(&pc_dp.lock);
+	const struct pc_table *tb = pc_dp.table;
+	if (tb != NULL) {
+		family(&t, "podcap_window_seconds", "gauge",
+		       "The window length in force, in seconds.");
+		emit(&t, "podcap_window_seconds %.9f\n", (double)tb->cfg.window_ns / 1e9);
+		pc_control_read_totals(tb, pod, link);
+		pod_families(&t, tb, pod);
+		link_families(&t, &tb->cfg, link);
+	}
+	declaration_families(&t, tb);
+	pthread_mutex_unlock(&pc_dp.lock);
+
+	pc_recorder_stats(&rs);
+	family(&t, "podcap_ledger_records", "gauge", "Durable records in the ledger.");
+	emit(&t, "podcap_ledger_records %lu\n", (unsigned long)rs.records);
+	family(&t, "podcap_ledger_bytes", "gauge", "Size of the ledger on disk, in bytes.");
+	emit(&t, "podcap_ledger_bytes %lu\n", (unsigned long)rs.ledger_bytes);
+	family(&t, "podcap_ledger_queued_records", "gauge", "Records waiting for the disk.");
+	emit(&t, "podcap_ledger_queued_records %lu\n", (unsigned long)rs.queued);
+	family(&t, "podcap_ledger_append_errors_total", "counter", "Failed ledger appends (retried).");
+	emit(&t, "podcap_ledger_append_errors_total %lu\n", (unsigned long)rs.append_errors);
+	family(&t, "podcap_ledger_lost_windows_total", "counter",
+	       "Windows recorded only as a gap because the ledger queue overflowed.");
+	emit(&t, "podcap_ledger_lost_windows_total %lu\n", (unsigned long)rs.lost_windows);
+	family(&t, "podcap_last_checkpoint_age_seconds", "gauge",
+	       "Seconds since the last signed checkpoint was published (-1: none yet).");
+	if (rs.last_checkpoint_ns == 0)
+		emit(&t, "podcap_last_checkpoint_age_seconds -1\n");
+	else
+		emit(&t, "podcap_last_checkpoint_age_seconds %.3f\n",
+		     (double)(pc_now_ns() - rs.last_checkpoint_ns) / 1e9);
+	window_close_families(&t);
+	witness_families(&t);
+	attest_families(&t, &rs);
+	process_families(&t);
+
+	if (t.failed) {
+		free(t.buf);
+		return NULL;
+	}
+	*len = t.len;
+	return t.buf;
+}

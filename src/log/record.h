@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ledger records: what the appliance observed, one record per event.
+ *
+ * Every window produces a WINDOW record; every start, stop, pod-map reload,
+ * run of unobserved windows and step of the wall clock produces a record of
+ * its own. The exact
+ * bytes are in docs/log-format.md; all integers are big-endian.
+ */
+#ifndef PODCAP_RECORD_H
+#define PODCAP_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "podmap/config.h"
+#include "shape/counters.h"
+
+/* Largest encoded record, bytes: PC_MAX_PODS pods and PC_MAX_UPLINKS links with 63-byte names fit. */
+#define PC_RECORD_MAX (1u << 23)
+
+enum pc_record_type {
+	PC_REC_START = 1,   /* podcapd started enforcing this pod map */
+	PC_REC_WINDOW = 2,  /* counters of one closed window */
+	PC_REC_GAP = 3,     /* windows the appliance did not observe or could not log */
+	PC_REC_RELOAD = 4,  /* a new pod map is in force from window_start */
+	PC_REC_STOP = 5,    /* podcapd stopped cleanly */
+	PC_REC_CLOCK = 6,   /* the wall clock stepped; window labels go on from window_start */
+	PC_REC_ATTEST = 7,  /* a TPM quote committing to the log before it (record_attest.c) */
+	PC_REC_OBSERVE = 8, /* a tap: what its ports could not see in the windows just logged */
+	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
+};
+
+/* ATTEST: a TPM2_Quote, in the TPM's marshalled form, and what explains it. */
+#define PC_ATTEST_QUOTE_MAX 2048       /* TPMS_ATTEST bytes */
+#define PC_ATTEST_SIG_MAX   1024       /* TPMT_SIGNATURE bytes */
+#define PC_ATTEST_PCRS      24         /* PCRs 0..23 of one bank */
+#define PC_ATTEST_IMA_MAX   (4u << 20) /* IMA list bytes */
+#define PC_TPM_ALG_SHA256   0x000b
+#define PC_KEY_FILE         0 /* the log's key came from a key file */
+#define PC_KEY_SEALED       1 /* ... from a key sealed to the TPM's PCRs (src/tpm/seal.c) */
+
+struct pc_record_attest {
+	uint64_t ckpt_size; /* the checkpoint the quote commits to */
+	uint8_t ckpt_root[32];
+	uint8_t key_kind; /* PC_KEY_FILE or PC_KEY_SEALED: what signs the log */
+	uint16_t quote_len;
+	uint8_t quote[PC_ATTEST_QUOTE_MAX]; /* TPMS_ATTEST, as the TPM signed it */
+	uint16_t sig_len;
+	uint8_t sig[PC_ATTEST_SIG_MAX];  /* TPMT_SIGNATURE */
+	uint16_t pcr_alg;                /* the bank: PC_TPM_ALG_SHA256 */
+	uint32_t pcr_mask;               /* bit i: PCR i is quoted */
+	uint8_t pcr[PC_ATTEST_PCRS][32]; /* the quoted PCRs' values, in increasing order */
+	uint32_t ima_len;
+	uint8_t *ima; /* the IMA list's lines; malloc'd when decoded */
+};
+
+/*
+ * A pod block's mode byte: bit 0 the enum pc_mode, bit 1 the window
+ * promise (docs/bucket.md); any other bit makes the record invalid.
+ */
+#define PC_POD_MODE_POLICE 0x01
+#define PC_POD_MODE_WINDOW 0x02
+#define PC_POD_MODE_BITS   (PC_POD_MODE_POLICE | PC_POD_MODE_WINDOW)
+
+/* What a tap's receive ports report they could not deliver, per direction (OBSERVE). */
+struct pc_record_seen {
+	char name[PC_ID_LEN];          /* the uplink */
+	uint64_t missed[PC_DIR_COUNT]; /* the port's imissed: no room in its receive ring */
+	uint64_t nombuf[PC_DIR_COUNT]; /* rx_nombuf: no mbuf to receive into */
+	uint64_t errors[PC_DIR_COUNT]; /* ierrors: frames received in error */
+};
+
+struct pc_record_pod {
+	char id[PC_ID_LEN];
+	char uplink[PC_ID_LEN];
+	uint64_t cap_bps;
+	uint64_t burst_bytes;
+	uint8_t mode; /* PC_POD_MODE_* bits */
+	struct pc_pod_ctr dir[PC_DIR_COUNT];
+};
+
+struct pc_record_link {
+	char name[PC_ID_LEN];
+	struct pc_link_ctr dir[PC_DIR_COUNT];
+};
+
+struct pc_record {
+	uint8_t type;                      /* enum pc_record_type */
+	char appliance_id[PC_ID_LEN];
+	uint64_t time_ns;                  /* UTC ns when the record was made */
+	uint64_t window_start_ns;          /* UTC ns, a multiple of window_len_ns */
+	uint64_t window_len_ns;
+	uint64_t window_count;             /* WINDOW: windows covered, 1 unless the control
+					      thread fell behind; GAP: windows missed; others: 0 */
+	uint8_t podmap_digest[PC_DIGEST_LEN];
+	uint8_t build_id[32];              /* BLAKE2b-256 of the podcapd executable */
+	uint32_t npods;
+	struct pc_record_pod *pods;        /* WINDOW, START, RELOAD: npods entries */
+	uint32_t nlinks;
+	struct pc_record_link *links;      /* WINDOW: unmapped/malformed per uplink */
+	/* CLOCK only (encoded after the links, absent from other types): */
+	uint64_t elapsed_ns;               /* real time from the cursor to window_start */
+	int64_t step_ns;                   /* how far the wall clock moved against real time */
+	/* DECLARE only (encoded after the links, absent from other types): */
+	uint8_t decl_hash[PC_DIGEST_LEN]; /* BLAKE2b-256 of the declaration file (declaration.h) */
+	uint64_t not_before_ns;           /* its validity, whole seconds */
+	uint64_t not_after_ns;
+	/* ATTEST only (encoded after the links): malloc'd when decoded */
+	struct pc_record_attest *attest;
+	/* OBSERVE only (encoded after the links' count, absent from other types): */
+	uint8_t side; /* enum pc_role: 1 pod-tap, 2 fabric-tap */
+	uint32_t nseen;
+	struct pc_record_seen *seen; /* one per uplink */
+};
+
+/* The mode byte of a pod held to these limits. */
+static inline uint8_t
+pc_record_mode(const struct pc_limits *lim)
+{
+	return (uint8_t)((lim->mode == PC_MODE_POLICE ? PC_POD_MODE_POLICE : 0) |
+			 (lim->promise == PC_PROMISE_WINDOW ? PC_POD_MODE_WINDOW : 0));
+}
+
+/*
+ * Encodes into buf; returns the encoded length, or 0 if buf is too small.
+ * Decoding checks every length and enum exactly; returns 0 or -1 with err.
+ * Decoded pods/links are malloc'd; free with pc_record_free().
+ */
+size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
+int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, struct pc_error *err);
+void pc_record_free(struct pc_record *r);
+
+/* record_attest.c: an ATTEST record's own fields, for record.c. */
+int pc_record_attest_check(const struct pc_record_attest *a, struct pc_error *err);
+size_t pc_record_attest_size(const struct pc_record_attest *a);
+size_t pc_record_attest_put(const struct pc_record_attest *a, uint8_t *out);
+/* Decodes from buf; the bytes read, or 0 with *why set. *out is malloc'd. */
+size_t pc_record_attest_get(const uint8_t *buf, size_t len, struct pc_record_attest **out,
+			    const char **why);
+void pc_record_attest_free(struct pc_record_attest *a);
+unsigned pc_record_attest_npcrs(uint32_t mask);
+const char *pc_record_type_name(uint8_t type); /* "start", "window", ... */
+
+#endif /* PODCAP_RECORD_H */

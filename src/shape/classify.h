@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Frame classification: which address of a frame names its pod.
+ *
+ * The classifier parses Ethernet (skipping 802.1Q and QinQ tags: TPID
+ * 0x8100, 0x88a8 and 0x9100, any number up to 4), IPv4, IPv6, ARP and IPv6
+ * neighbour discovery, and returns the address on the pod side of the frame:
+ *
+ *   IPv4 / IPv6      up: source address        down: destination address
+ *   ARP (IPv4)       up: sender protocol addr  down: target protocol addr
+ *   ND solicitation  up: source (the target if the source is ::, as in DAD)
+ *                    down: target address
+ *   ND advertisement up: target address        down: destination address
+ *
+ * The prefix lookup itself is done by the caller (rte_lpm / rte_lpm6 in
+ * podcapd). Pure function of the bytes: no allocation, no side effects.
+ */
+#ifndef PODCAP_CLASSIFY_H
+#define PODCAP_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/bytes.h"
+
+enum pc_dir {
+	PC_DIR_UP = 0,    /* pod -> fabric */
+	PC_DIR_DOWN = 1,  /* fabric -> pod */
+	PC_DIR_COUNT = 2,
+};
+
+enum pc_class {
+	PC_CLASS_IPV4 = 0,     /* key.addr[0..3] holds the address */
+	PC_CLASS_IPV6,         /* key.addr[0..15] holds the address */
+	PC_CLASS_OTHER,        /* well-formed, but carries no IP address (LLDP, non-IPv4 ARP, ...) */
+	PC_CLASS_MALFORMED,    /* runt or truncated headers, bad IP version/IHL, ... */
+};
+
+struct pc_frame_key {
+	uint8_t addr[16];      /* network byte order */
+	uint16_t ethertype;    /* innermost ethertype, host order */
+	uint16_t l3_offset;    /* byte offset of the L3 header */
+};
+
+enum pc_class pc_classify(const uint8_t *frame, uint32_t len, enum pc_dir dir,
+			  struct pc_frame_key *key);
+
+/*
+ * The common frame, decided inline: untagged IPv4 with a 20-byte header and
+ * a total length the frame holds. True, with the address that names the pod
+ * (host order, as rte_lpm takes it), for such a frame; false for any other,
+ * which pc_classify() must decide. Where it returns true, pc_classify()
+ * returns PC_CLASS_IPV4 with the same address (tests/unit/test_classify.c).
+ */
+static inline bool
+pc_classify_ipv4_plain(const uint8_t *frame, uint32_t len, enum pc_dir dir, uint32_t *addr)
+{
+	if (len < 14 + 20 || frame[12] != 0x08 || frame[13] != 0x00 || frame[14] != 0x45)
+		return false;
+	uint32_t tot_len = pc_load_be16(frame + 16);
+	if (tot_len < 20 || tot_len > len - 14)
+		return false;
+	*addr = pc_load_be32(frame + 14 + (dir == PC_DIR_UP ? 12 : 16));
+	return true;
+}
+
+const char *pc_dir_name(enum pc_dir dir);   /* "up" / "down" */
+
+#endif /* PODCAP_CLASSIFY_H */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the reconciliation's files share (verify/tap.c, verify/tap_pair.c):
+ * each log kept as its windows and, per window, each pod's counts and
+ * limits. Nothing outside them includes it.
+ */
+#ifndef PODCAP_RECONCILE_IMPL_H
+#define PODCAP_RECONCILE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "podmap/config.h"
+#include "shape/counters.h"
+#include "tap.h"
+
+#define MIN_FRAME     14    /* podcapd counts no shorter frame against a pod */
+#define ANY_MAX_FRAME 16384 /* the largest max_frame a pod map allows */
+#define KEPT          1000  /* findings listed */
+#define QUEUE_UNKNOWN UINT64_MAX
+
+struct obs {
+	uint32_t pod;    /* index into rc->ids */
+	uint32_t uplink; /* index into rc->links */
+	uint64_t cap_bps, burst_bytes, queue_delay_ns;
+	uint8_t mode;
+	uint64_t pass_bytes[PC_DIR_COUNT], pass_frames[PC_DIR_COUNT];
+	uint64_t drop_bytes[PC_DIR_COUNT], drop_frames[PC_DIR_COUNT];
+};
+
+#define NO_MAP UINT32_MAX
+
+struct win {
+	uint64_t start_ns, len_ns, count;
+	uint32_t max_frame;
+	uint32_t map;    /* the declared map it names: index into rc->maps, or NO_MAP */
+	uint32_t links;  /* its uplinks' names: index into rc->linksets */
+	bool seen;       /* a tap's: fully seen */
+	const char *why; /* a tap's: why not */
+	uint32_t nobs;
+	struct obs *obs;
+};
+
+struct log {
+	char source[256];
+	uint8_t side;     /* enum pc_role its OBSERVE records name; 0 for none */
+	bool mixed_sides; /* they name both */
+	struct win *w;
+	size_t n, cap;
+	bool prev_clean;                    /* the window before the last had no loss, same run */
+	bool open;                          /* the last window awaits its OBSERVE */
+	char refused[PC_RECONCILE_WHY_LEN]; /* why it is no evidence; "" while it is */
+};
+
+/* One (tap, pod, direction): what the comparison found. */
+struct tally {
+	uint64_t agree, unreconciled, disagree;
+	uint64_t worst_diff, worst_tol; /* the largest |difference| among agreeing windows */
+};
+
+struct finding {
+	bool failure;
+	char msg[320];
+};
+
+struct pc_reconcile {
+	struct pc_reconcile_policy policy;
+	const struct pc_config *const *maps;
+	size_t nmaps;
+	uint8_t (*digests)[PC_DIGEST_LEN];
+	char (*ids)[PC_ID_LEN];
+	size_t nids, capids;
+	char (*links)[PC_ID_LEN]; /* the uplinks' names */
+	size_t nlinks, caplinks;
+	char **linksets; /* each window's uplinks, sorted and joined by ", " */
+	size_t nlinksets, caplinksets;
+	struct log shaper;
+	struct log taps[PC_RECONCILE_MAX_TAPS];
+	int ntaps;
+	struct tally *tally; /* [tap][pod][dir] after finish */
+	struct finding *found;
+	uint64_t nfound_fail, nfound_unrec, nkept;
+	uint64_t total_agree, total_unrec, total_fail;
+	int nrefused;       /* taps refused */
+	bool shaper_failed; /* the shaper's own verification failed */
+};
+
+/* The block of pod in w, trying index hint first; NULL when w has none. */
+static inline const struct obs *
+find_obs(const struct win *w, uint32_t pod, uint32_t hint)
+{
+	if (hint < w->nobs && w->obs[hint].pod == pod)
+		return &w->obs[hint];
+	for (uint32_t i = 0; i < w->nobs; i++)
+		if (w->obs[i].pod == pod)
+			return &w->obs[i];
+	return NULL;
+}
+
+/* Whether b begins where a ends, windows of one length. */
+static inline bool
+adjacent(const struct win *a, const struct win *b)
+{
+	return a->start_ns + a->count * a->len_ns == b->start_ns && a->len_ns == b->len_ns;
+}
+
+#endif /* PODCAP_RECONCILE_IMPL_H */
