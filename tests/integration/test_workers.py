@@ -119,6 +119,22 @@ def exact(check, d):
           f"up: the {len(unmapped)} frames of no pod are counted unmapped ({got[:2]})")
 
 
+def pod_b_windows(pd):
+    """(rate, cap) in Mbit/s of each of pod-b's up records so far."""
+    return [(float(m[1]), float(m[2])) for m in re.finditer(
+        r"window \S+ pod-b up passed .* rate (\S+) cap (\S+)", pd.stdout())]
+
+
+def wait_windows(pd, cap, n, timeout=60):
+    """Waits until n records of pod-b at cap (Mbit/s) are out; False on timeout."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and pd.proc.poll() is None:
+        if sum(1 for _, c in pod_b_windows(pd) if c == cap) >= n:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def shared(check, d):
     """Both queues replay pod-b (capped) and pod-a frames forever."""
     cycle = [up_frame("10.0.0.70", 1000), up_frame("10.0.0.71", 500), up_frame("10.0.0.5", 200)]
@@ -136,10 +152,12 @@ def shared(check, d):
         print(pd.log())
         return
     t0 = time.time()
-    time.sleep(3.2)
+    # counted in windows, not seconds: on a busy machine podcapd starts and
+    # reloads late, and a fixed sleep left too few whole windows to judge
+    check(wait_windows(pd, 20.0, 5), "podcapd closed 5 windows of pod-b at the first cap")
     pd.write_config(pd.appliance_yaml() + conf.format(cap_b="40Mbps"))
     pd.signal(signal.SIGHUP)
-    time.sleep(3.5)
+    check(wait_windows(pd, 40.0, 3), "podcapd closed 3 windows of pod-b at the reloaded cap")
     check(pd.proc.poll() is None, "podcapd kept running")
     check(pd.stop() == 0, "podcapd stops cleanly")
     print(f"ran {time.time() - t0:.1f} s")
@@ -164,8 +182,7 @@ def shared(check, d):
     check(passed == ports.get("net_pcap1", [0, 0, 0])[2],
           f"up: passed {passed} == sent by the fabric port {ports.get('net_pcap1', [0, 0, 0])[2]}")
     # each record's rate over its length (a late close makes one record of two windows)
-    b = [(float(m[1]), float(m[2])) for m in re.finditer(
-        r"window \S+ pod-b up passed .* rate (\S+) cap (\S+)", pd.stdout())]
+    b = pod_b_windows(pd)
     whole = b[1:-1]  # the first starts with the workers, the last ends at the stop
     check(len(whole) >= 4 and all(rate >= 0.5 * cap for rate, cap in whole),
           f"pod-b: whole windows pass at least half the cap, not starved by the leases ({b})")
