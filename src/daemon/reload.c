@@ -19,6 +19,9 @@ pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
 {
 	if (strcmp(a->appliance_id, b->appliance_id) != 0)
 		return "appliance.id changed";
+	/* the origin names the log: a map under another name is another log's */
+	if (strcmp(a->origin, b->origin) != 0)
+		return "appliance.origin changed";
 	if (a->role != b->role)
 		return "appliance.role changed";
 	if (a->window_ns != b->window_ns)

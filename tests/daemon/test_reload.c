@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <string.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -228,14 +229,53 @@ test_old_table_freed_after_every_ack(void **state)
 	assert_ptr_equal(pc_dp.workers[1]->table, t);
 }
 
+/* pc_reload_incompatible of MAP_HEAD and of `yaml`, both loaded as podcapd loads them. */
+static const char *
+incompatible(const char *yaml)
+{
+	static char why[128];
+	struct pc_config a, b;
+	const char *r;
+
+	assert_int_equal(pc_config_load_buffer("a", map, strlen(map), &a, NULL), 0);
+	assert_int_equal(pc_config_load_buffer("b", yaml, strlen(yaml), &b, NULL), 0);
+	r = pc_reload_incompatible(&a, &b);
+	snprintf(why, sizeof(why), "%s", r != NULL ? r : "");
+	pc_config_free(&a);
+	pc_config_free(&b);
+	return r != NULL ? why : NULL;
+}
+
+/* The origin names the log: a map that renames it is another log's, refused as the id is. */
+static void
+test_origin_is_fixed(void **state)
+{
+	const char *head = "appliance: {id: reload}\n";
+	char renamed[sizeof(map) + 64];
+	const char *why;
+
+	(void)state;
+	assert_int_equal(strncmp(map, head, strlen(head)), 0);
+	snprintf(renamed, sizeof(renamed),
+		 "appliance: {id: reload, origin: podcap.example/reload}\n%s", map + strlen(head));
+	why = incompatible(renamed);
+	assert_non_null(why);
+	assert_string_equal(why, "appliance.origin changed");
+	assert_null(incompatible(map_c));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_attach_before_the_boundary, setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_attach_after_a_worker_passed, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_attach_before_the_boundary, setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_attach_after_a_worker_passed, setup,
+						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_detach, setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_old_table_freed_after_every_ack, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_old_table_freed_after_every_ack, setup,
+						fx_teardown),
+		cmocka_unit_test(test_origin_is_fixed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
