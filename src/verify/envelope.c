@@ -290,20 +290,6 @@ pcv_env_finish(struct pc_verify *v)
 			env_close(v, &v->pods[i], d);
 }
 
-const char *
-pcv_promise_name(uint8_t mode)
-{
-	return mode & PC_POD_MODE_WINDOW ? "window" : "envelope";
-}
-
-const char *
-pcv_promises_label(uint8_t promises)
-{
-	static const char *const label[] = { "", "envelope", "window", "envelope, window" };
-
-	return label[promises & (PROMISE_ENVELOPE | PROMISE_WINDOW)];
-}
-
 /*
  * The window promise (docs/bucket.md, "The two promises"): at most
  * cap x window in every interval of one window. Of those intervals the

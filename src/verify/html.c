@@ -166,15 +166,15 @@ html_verdict(const struct pc_verify *v, FILE *f)
 	fprintf(f,
 		"<section id=\"verdict\" class=\"verdict %s\">\n<div class=\"line\" "
 		"data-k=\"result\">",
-		v->nfails == 0 ? "ok" : "failed");
+		v->found.nfails == 0 ? "ok" : "failed");
 	esc(f, line);
 	fputs("</div>\n", f);
-	if (v->nfails > 0) {
+	if (v->found.nfails > 0) {
 		fputs("<table id=\"failed-checks\">\n<tr><th>check</th><th>failures</th><th>first "
 		      "failure</th></tr>\n",
 		      f);
 		for (int c = 0; c < PC_VC_COUNT; c++) {
-			const struct pc_verify_failure_sum *s = &v->failsum[c];
+			const struct pc_verify_failure_sum *s = &v->found.failsum[c];
 
 			if (s->count == 0)
 				continue;
@@ -192,7 +192,7 @@ html_verdict(const struct pc_verify *v, FILE *f)
 	}
 	fputs("<p>Held:", f);
 	for (int c = 0; c < PC_VC_COUNT; c++)
-		if (v->failsum[c].count == 0)
+		if (v->found.failsum[c].count == 0)
 			fprintf(f,
 				" <span class=\"held\" data-check=\"%s\">&#10003;&nbsp;%s</span>",
 				pcv_check_label(c), pcv_check_label(c));
@@ -345,7 +345,7 @@ html_pods(const struct pc_verify *v, FILE *f)
 static void
 html_events(const struct pc_verify *v, FILE *f)
 {
-	uint64_t n = pcv_kept(v->nevents);
+	uint64_t n = pcv_kept(v->found.nevents);
 
 	fputs("<section id=\"events\">\n<h2>Events</h2>\n<table id=\"event-kinds\">\n<tr>"
 	      "<th>kind</th><th>count</th><th>total time (ns)</th></tr>\n",
@@ -353,9 +353,9 @@ html_events(const struct pc_verify *v, FILE *f)
 	for (int k = 0; k < PC_VE_COUNT; k++) {
 		fprintf(f, "<tr class=\"kind-row\" data-kind=\"%s\"><td>%s</td>", pcv_kind_label(k),
 			pcv_kind_label(k));
-		td_u64(f, "count", v->evsum[k].count);
+		td_u64(f, "count", v->found.evsum[k].count);
 		if (pcv_event_sized((enum pc_verify_event_kind)k))
-			td_u128(f, "total_ns", v->evsum[k].total_ns);
+			td_u128(f, "total_ns", v->found.evsum[k].total_ns);
 		else
 			fputs("<td></td>", f);
 		fputs("</tr>\n", f);
@@ -364,7 +364,7 @@ html_events(const struct pc_verify *v, FILE *f)
 		"</table>\n<table id=\"event-list\">\n<tr><th>record</th><th>event</th>"
 		"<th>time</th></tr>\n");
 	for (uint64_t i = 0; i < n && i < HTML_EVENTS_LISTED; i++) {
-		const struct pc_verify_event *e = &v->events[i];
+		const struct pc_verify_event *e = &v->found.events[i];
 
 		fputs("<tr class=\"event-row\">", f);
 		td_u64(f, "record", e->record);
@@ -375,7 +375,7 @@ html_events(const struct pc_verify *v, FILE *f)
 	}
 	fputs("</table>\n", f);
 	fprintf(f, "<p class=\"note\">%" PRIu64 " events in all, %" PRIu64 " listed here.</p>\n",
-		v->nevents, n < HTML_EVENTS_LISTED ? n : HTML_EVENTS_LISTED);
+		v->found.nevents, n < HTML_EVENTS_LISTED ? n : HTML_EVENTS_LISTED);
 	fputs("</section>\n", f);
 }
 
@@ -535,10 +535,10 @@ static const char *const event_colour[PC_VE_COUNT] = {
 static void
 plot_events(const struct pc_verify *v, FILE *f, const struct axis *a, double y0, double y1)
 {
-	uint64_t n = pcv_kept(v->nevents);
+	uint64_t n = pcv_kept(v->found.nevents);
 
 	for (uint64_t i = 0; i < n; i++) {
-		const struct pc_verify_event *e = &v->events[i];
+		const struct pc_verify_event *e = &v->found.events[i];
 		double x = xt(a, e->window_start_ns), w = 1;
 
 		if (e->window_start_ns < a->t0 || e->window_start_ns > a->t1)
@@ -776,7 +776,7 @@ pc_verify_html_appliance(const struct pc_verify *v, FILE *f)
 {
 	fputs("<article class=\"appliance\" data-origin=\"", f);
 	esc(f, v->cp_ok ? v->cp.origin : "");
-	fprintf(f, "\" data-ok=\"%s\">\n", v->nfails == 0 ? "true" : "false");
+	fprintf(f, "\" data-ok=\"%s\">\n", v->found.nfails == 0 ? "true" : "false");
 	for (size_t i = 0; i < sizeof(html_sections) / sizeof(html_sections[0]); i++)
 		html_sections[i](v, f);
 	fputs("</article>\n", f);

@@ -118,8 +118,8 @@ pcv_indicators(const struct pc_verify *v, uint32_t pod, struct pcv_pod_ind *ind)
 	pcv_unaccounted_parts(v, &u);
 	ind->passed_up = ps->t[PC_DIR_UP].bytes;
 	ind->unaccounted_ns = u.total_ns;
-	ind->stretches =
-	    v->evsum[PC_VE_GAP].count + v->evsum[PC_VE_RESTART].count + v->evsum[PC_VE_CLOCK].count;
+	ind->stretches = v->found.evsum[PC_VE_GAP].count + v->found.evsum[PC_VE_RESTART].count +
+	    v->found.evsum[PC_VE_CLOCK].count;
 	ind->bounded = !u.saturated;
 	ind->unlogged =
 	    (u128)up->cap_bps * u.total_ns / 8 / NS + (u128)ind->stretches * up->burst_bytes;

@@ -169,14 +169,14 @@ json_event_obj(FILE *f, const struct pc_verify_event *e)
 static void
 json_event(FILE *f, const struct pc_verify *v, uint64_t i)
 {
-	json_event_obj(f, &v->events[i]);
+	json_event_obj(f, &v->found.events[i]);
 }
 
 /* Item k of event_kinds: the totals of kind k. */
 static void
 json_event_kind(FILE *f, const struct pc_verify *v, uint64_t k)
 {
-	const struct pc_verify_event_sum *es = &v->evsum[k];
+	const struct pc_verify_event_sum *es = &v->found.evsum[k];
 	bool sized = pcv_event_sized((enum pc_verify_event_kind)k);
 
 	fprintf(f, "{\"kind\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": ",
@@ -196,13 +196,13 @@ json_event_kind(FILE *f, const struct pc_verify *v, uint64_t k)
 static void
 json_unlisted_worst(FILE *f, const struct pc_verify *v, uint64_t i)
 {
-	json_event_obj(f, pcv_unlisted_worst(v, i));
+	json_event_obj(f, pcv_unlisted_worst(&v->found, i));
 }
 
 static bool
 has_unlisted_worst(const struct pc_verify *v, uint64_t i)
 {
-	return pcv_unlisted_worst(v, i) != NULL;
+	return pcv_unlisted_worst(&v->found, i) != NULL;
 }
 
 static void
@@ -226,19 +226,19 @@ json_failure_obj(FILE *f, const struct pc_verify_failure *x)
 static void
 json_failure(FILE *f, const struct pc_verify *v, uint64_t i)
 {
-	json_failure_obj(f, &v->fails[i]);
+	json_failure_obj(f, &v->found.fails[i]);
 }
 
 static void
 json_unlisted_first(FILE *f, const struct pc_verify *v, uint64_t i)
 {
-	json_failure_obj(f, pcv_unlisted_first(v, i));
+	json_failure_obj(f, pcv_unlisted_first(&v->found, i));
 }
 
 static bool
 has_unlisted_first(const struct pc_verify *v, uint64_t i)
 {
-	return pcv_unlisted_first(v, i) != NULL;
+	return pcv_unlisted_first(&v->found, i) != NULL;
 }
 
 /* The length of a list that has item i while has(v, i). */
@@ -278,7 +278,7 @@ json_counts(FILE *f, const char *what, uint64_t total)
 static void
 json_events(FILE *f, const struct pc_verify *v)
 {
-	json_counts(f, "events", v->nevents);
+	json_counts(f, "events", v->found.nevents);
 	json_list(f, "event_kinds", v, PC_VE_COUNT, json_event_kind);
 	/*
 	 * One notion of time not accounted for in the whole report: the
@@ -288,7 +288,7 @@ json_events(FILE *f, const struct pc_verify *v)
 	struct pcv_unaccounted u;
 	pcv_unaccounted_parts(v, &u);
 	fprintf(f, "  \"unaccounted_ns\": %" PRIu64 ",\n", u.total_ns);
-	json_list(f, "events", v, pcv_kept(v->nevents), json_event);
+	json_list(f, "events", v, pcv_kept(v->found.nevents), json_event);
 	json_list(f, "events_worst", v, count_while(v, has_unlisted_worst), json_unlisted_worst);
 }
 
@@ -296,15 +296,15 @@ json_events(FILE *f, const struct pc_verify *v)
 static void
 json_failures(FILE *f, const struct pc_verify *v)
 {
-	json_counts(f, "failures", v->nfails);
+	json_counts(f, "failures", v->found.nfails);
 	fprintf(f, "  \"failure_checks\": {");
 	for (int c = 0; c < PC_VC_COUNT; c++)
 		/* attest is a check only under --attest: reports without it stay as they were */
 		if (c != PC_VC_ATTEST || v->attest != NULL)
 			fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "", pcv_check_label(c),
-				v->failsum[c].count);
+				v->found.failsum[c].count);
 	fprintf(f, "},\n");
-	json_list(f, "failures", v, pcv_kept(v->nfails), json_failure);
+	json_list(f, "failures", v, pcv_kept(v->found.nfails), json_failure);
 	json_list(f, "failures_first", v, count_while(v, has_unlisted_first), json_unlisted_first);
 }
 
@@ -469,7 +469,7 @@ pc_verify_print_json(const struct pc_verify *v, FILE *f)
 		pcv_json_indicators(v, f);
 	pcv_json_sections(v, f);
 	pcv_result_line(v, line, sizeof(line));
-	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->nfails == 0 ? "true" : "false");
+	fprintf(f, "  \"ok\": %s,\n  \"result\": ", v->found.nfails == 0 ? "true" : "false");
 	json_str(f, line);
 	fprintf(f, "\n}\n");
 }

@@ -22,60 +22,6 @@
 #include "verify_impl.h"
 #include "series.h"
 
-/* ---- number forms ---- */
-
-void
-pcv_format_u128(u128 x, char *buf, size_t len)
-{
-	char tmp[U128_LEN];
-	int i = (int)sizeof(tmp) - 1;
-
-	tmp[i] = '\0';
-	do {
-		tmp[--i] = (char)('0' + (int)(x % 10));
-		x /= 10;
-	} while (x != 0 && i > 0);
-	snprintf(buf, len, "%s", tmp + i);
-}
-
-void
-pcv_print_u128(FILE *f, u128 x)
-{
-	char b[U128_LEN];
-
-	pcv_format_u128(x, b, sizeof(b));
-	fputs(b, f);
-}
-
-/*
- * Not pc_format_duration: the pod map's form picks the largest unit that
- * divides the value ("1250ms"), a report keeps to seconds ("1.25s") so that
- * times in it compare at a glance.
- */
-/* The same for totals, which may pass 2^64 ns. */
-static void
-format_duration_u128(u128 ns, char *buf, size_t len)
-{
-	char s[U128_LEN];
-
-	pcv_format_u128(ns / NS, s, sizeof(s));
-	if (ns % NS == 0) {
-		snprintf(buf, len, "%ss", s);
-		return;
-	}
-	char f[16];
-	snprintf(f, sizeof(f), "%09" PRIu64, (uint64_t)(ns % NS));
-	for (int i = 8; i > 0 && f[i] == '0'; i--)
-		f[i] = '\0';
-	snprintf(buf, len, "%s.%ss", s, f);
-}
-
-void
-pcv_format_duration(uint64_t ns, char *buf, size_t len)
-{
-	format_duration_u128(ns, buf, len);
-}
-
 /* ---- the report ---- */
 
 static void
@@ -116,18 +62,18 @@ pcv_result_line(const struct pc_verify *v, char *buf, size_t len)
 {
 	char root[2 * PC_HASH_LEN + 1], first[PC_VERIFY_MSG_LEN + 128];
 
-	if (v->nfails == 0) {
+	if (v->found.nfails == 0) {
 		root_hex(v, root);
 		snprintf(buf, len, "verified: %" PRIu64 " records, %" PRIu64 " windows, tree size %"
 			 PRIu64 ", root %s", v->nrec, v->nwindows, v->cp.size, root);
 		return;
 	}
-	format_failure(&v->fails[0], first, sizeof(first));
-	if (v->nfails == 1)
+	format_failure(&v->found.fails[0], first, sizeof(first));
+	if (v->found.nfails == 1)
 		snprintf(buf, len, "FAILED: %s", first);
 	else
 		snprintf(buf, len, "FAILED: %s (and %" PRIu64 " more failure%s)", first,
-			 v->nfails - 1, v->nfails == 2 ? "" : "s");
+			 v->found.nfails - 1, v->found.nfails == 2 ? "" : "s");
 }
 
 /* A table of strings, printed with columns aligned; rows are built cell by cell. */
@@ -308,21 +254,6 @@ print_links_text(const struct pc_verify *v, FILE *f)
 	table_print(&t, "", f);
 }
 
-static const char *const event_names[PC_VE_COUNT] = {
-	[PC_VE_START] = "start",
-	[PC_VE_RESTART] = "restart",
-	[PC_VE_STOP] = "stop",
-	[PC_VE_GAP] = "gap",
-	[PC_VE_RELOAD] = "reload",
-	[PC_VE_CLOCK] = "clock",
-};
-
-const char *
-pcv_event_name(enum pc_verify_event_kind k)
-{
-	return (unsigned)k < PC_VE_COUNT ? event_names[k] : "unknown";
-}
-
 static void
 event_detail(const struct pc_verify_event *e, char *buf, size_t len)
 {
@@ -378,45 +309,18 @@ static void
 events_left_out(const struct pc_verify *v, uint64_t left[PC_VE_COUNT])
 {
 	for (int k = 0; k < PC_VE_COUNT; k++)
-		left[k] = v->evsum[k].count;
-	for (uint64_t i = 0; i < pcv_kept(v->nevents); i++)
-		left[v->events[i].kind]--;
-}
-
-/* The i-th of the worst events of each kind that the kept list does not hold, or NULL. */
-const struct pc_verify_event *
-pcv_unlisted_worst(const struct pc_verify *v, uint64_t i)
-{
-	for (int k = 0; k < PC_VE_COUNT; k++) {
-		const struct pc_verify_event_sum *es = &v->evsum[k];
-
-		for (uint32_t j = 0; j < es->nworst; j++)
-			if (es->worst_seq[j] >= PC_VERIFY_MAX_KEPT && i-- == 0)
-				return &es->worst[j];
-	}
-	return NULL;
+		left[k] = v->found.evsum[k].count;
+	for (uint64_t i = 0; i < pcv_kept(v->found.nevents); i++)
+		left[v->found.events[i].kind]--;
 }
 
 static void
 failures_left_out(const struct pc_verify *v, uint64_t left[PC_VC_COUNT])
 {
 	for (int c = 0; c < PC_VC_COUNT; c++)
-		left[c] = v->failsum[c].count;
-	for (uint64_t i = 0; i < pcv_kept(v->nfails); i++)
-		left[v->fails[i].check]--;
-}
-
-/* The i-th of the first failures of each check that the kept list does not hold, or NULL. */
-const struct pc_verify_failure *
-pcv_unlisted_first(const struct pc_verify *v, uint64_t i)
-{
-	for (int c = 0; c < PC_VC_COUNT; c++) {
-		const struct pc_verify_failure_sum *fs = &v->failsum[c];
-
-		if (fs->count > 0 && fs->first_seq >= PC_VERIFY_MAX_KEPT && i-- == 0)
-			return &fs->first;
-	}
-	return NULL;
+		left[c] = v->found.failsum[c].count;
+	for (uint64_t i = 0; i < pcv_kept(v->found.nfails); i++)
+		left[v->found.fails[i].check]--;
 }
 
 /* "restart 499, gap 1": the names with a count, in order; "none" when all are 0. */
@@ -454,13 +358,13 @@ static const char *const kind_cols[] = { "kind", "count", "total", "longest", "r
 static void
 kind_row(struct table *t, size_t row, const struct pc_verify *v, int k)
 {
-	const struct pc_verify_event_sum *es = &v->evsum[k];
+	const struct pc_verify_event_sum *es = &v->found.evsum[k];
 	char d[DURATION_LEN + 8], u[PC_UTC_LEN];
 
 	table_cell(t, row, 0, "%s", pcv_kind_label(k));
 	table_cell(t, row, 1, "%" PRIu64, es->count);
 	if (pcv_event_sized((enum pc_verify_event_kind)k))
-		format_duration_u128(es->total_ns, d, sizeof(d));
+		pcv_format_duration_u128(es->total_ns, d, sizeof(d));
 	else
 		snprintf(d, sizeof(d), "-");
 	table_cell(t, row, 2, "%s", d);
@@ -490,8 +394,8 @@ pcv_unaccounted_parts(const struct pc_verify *v, struct pcv_unaccounted *u)
 
 	pc_verify_unaccounted(v, &u->total_ns, &u->longest_ns, &u->longest_record);
 	u->saturated = u->total_ns == UINT64_MAX;
-	u->gaps_ns = v->evsum[PC_VE_GAP].total_ns;
-	u->down_ns = v->evsum[PC_VE_RESTART].total_ns;
+	u->gaps_ns = v->found.evsum[PC_VE_GAP].total_ns;
+	u->down_ns = v->found.evsum[PC_VE_RESTART].total_ns;
 	/* the clock's part is what the gaps and the restarts leave, unless the total saturated */
 	known = u->gaps_ns + u->down_ns;
 	u->clock_known = !u->saturated && known <= u->total_ns;
@@ -507,8 +411,8 @@ print_unaccounted_text(const struct pc_verify *v, FILE *f)
 
 	pcv_unaccounted_parts(v, &u);
 	pcv_format_duration(u.total_ns, all, sizeof(all));
-	format_duration_u128(u.gaps_ns, gaps, sizeof(gaps));
-	format_duration_u128(u.down_ns, down, sizeof(down));
+	pcv_format_duration_u128(u.gaps_ns, gaps, sizeof(gaps));
+	pcv_format_duration_u128(u.down_ns, down, sizeof(down));
 	if (u.clock_known)
 		pcv_format_duration(u.clock_ns, clock, sizeof(clock));
 	else
@@ -558,19 +462,20 @@ print_events_text(const struct pc_verify *v, FILE *f)
 	uint64_t left[PC_VE_COUNT];
 	char n[256];
 
-	if (v->nevents == 0)
+	if (v->found.nevents == 0)
 		return;
 	fprintf(f, "\nevents:\n");
-	for (uint64_t i = 0; i < pcv_kept(v->nevents); i++)
-		print_event_line(f, &v->events[i]);
-	if (v->nevents == pcv_kept(v->nevents))
+	for (uint64_t i = 0; i < pcv_kept(v->found.nevents); i++)
+		print_event_line(f, &v->found.events[i]);
+	if (v->found.nevents == pcv_kept(v->found.nevents))
 		return;
 	events_left_out(v, left);
 	format_counts(left, PC_VE_COUNT, pcv_kind_label, n, sizeof(n));
-	fprintf(f, "  %" PRIu64 " of %" PRIu64 " events listed; not listed: %s; of those, the "
+	fprintf(f,
+		"  %" PRIu64 " of %" PRIu64 " events listed; not listed: %s; of those, the "
 		"largest %d of each kind (the latest for start, stop and reload):\n",
-		pcv_kept(v->nevents), v->nevents, n, PC_VERIFY_WORST);
-	for (uint64_t i = 0; (e = pcv_unlisted_worst(v, i)) != NULL; i++)
+		pcv_kept(v->found.nevents), v->found.nevents, n, PC_VERIFY_WORST);
+	for (uint64_t i = 0; (e = pcv_unlisted_worst(&v->found, i)) != NULL; i++)
 		print_event_line(f, e);
 }
 
@@ -581,23 +486,25 @@ print_failures_text(const struct pc_verify *v, FILE *f)
 	char line[PC_VERIFY_MSG_LEN + 256], n[512];
 	uint64_t count[PC_VC_COUNT];
 
-	if (v->nfails == 0)
+	if (v->found.nfails == 0)
 		return;
 	for (int c = 0; c < PC_VC_COUNT; c++)
-		count[c] = v->failsum[c].count;
+		count[c] = v->found.failsum[c].count;
 	format_counts(count, PC_VC_COUNT, pcv_check_label, n, sizeof(n));
-	fprintf(f, "\nfailures: %" PRIu64 " (%s)\n", v->nfails, n);
-	for (uint64_t i = 0; i < pcv_kept(v->nfails); i++) {
-		format_failure(&v->fails[i], line, sizeof(line));
+	fprintf(f, "\nfailures: %" PRIu64 " (%s)\n", v->found.nfails, n);
+	for (uint64_t i = 0; i < pcv_kept(v->found.nfails); i++) {
+		format_failure(&v->found.fails[i], line, sizeof(line));
 		fprintf(f, "  %s\n", line);
 	}
-	if (v->nfails == pcv_kept(v->nfails))
+	if (v->found.nfails == pcv_kept(v->found.nfails))
 		return;
 	failures_left_out(v, count);
 	format_counts(count, PC_VC_COUNT, pcv_check_label, n, sizeof(n));
-	fprintf(f, "  %" PRIu64 " of %" PRIu64 " failures listed; not listed: %s; of those, the "
-		"first of each check:\n", pcv_kept(v->nfails), v->nfails, n);
-	for (uint64_t i = 0; (x = pcv_unlisted_first(v, i)) != NULL; i++) {
+	fprintf(f,
+		"  %" PRIu64 " of %" PRIu64 " failures listed; not listed: %s; of those, the "
+		"first of each check:\n",
+		pcv_kept(v->found.nfails), v->found.nfails, n);
+	for (uint64_t i = 0; (x = pcv_unlisted_first(&v->found, i)) != NULL; i++) {
 		format_failure(x, line, sizeof(line));
 		fprintf(f, "  %s\n", line);
 	}

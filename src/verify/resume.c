@@ -304,13 +304,13 @@ get_event(const struct pc_verify *v, char **s, struct pc_verify_event *e)
 static bool
 load_event_sum(struct pc_verify *v, struct lines *ls, int k, uint64_t *counted)
 {
-	struct pc_verify_event_sum *es = &v->evsum[k];
+	struct pc_verify_event_sum *es = &v->found.evsum[k];
 	char *s;
 	uint64_t kk, n;
 
 	if (!line_is(ls, "eventsum", &s) || !get_u64(&s, &kk) || kk != (uint64_t)k ||
 	    !get_u64(&s, &es->count) || !get_u128(&s, &es->total_ns) || !get_u64(&s, &n) ||
-	    *s != '\0' || es->count > v->nevents - *counted ||
+	    *s != '\0' || es->count > v->found.nevents - *counted ||
 	    n != (es->count < PC_VERIFY_WORST ? es->count : PC_VERIFY_WORST) ||
 	    (!pcv_event_sized((enum pc_verify_event_kind)k) && es->total_ns != 0))
 		return false;
@@ -320,10 +320,12 @@ load_event_sum(struct pc_verify *v, struct lines *ls, int k, uint64_t *counted)
 		struct pc_verify_event *e = &es->worst[i];
 
 		if (!line_is(ls, "worst", &s) || !get_u64(&s, &es->worst_seq[i]) ||
-		    es->worst_seq[i] >= v->nevents || !get_event(v, &s, e) ||
-		    e->kind != (enum pc_verify_event_kind)k || pc_verify_event_size(e) > es->total_ns ||
-		    (i > 0 && !pcv_event_worse(&es->worst[i - 1], es->worst_seq[i - 1], e,
-					       es->worst_seq[i])))
+		    es->worst_seq[i] >= v->found.nevents || !get_event(v, &s, e) ||
+		    e->kind != (enum pc_verify_event_kind)k ||
+		    pc_verify_event_size(e) > es->total_ns ||
+		    (i > 0 &&
+		     !pcv_event_worse(&es->worst[i - 1], es->worst_seq[i - 1], e,
+				      es->worst_seq[i])))
 			return false;
 	}
 	return true;
@@ -339,9 +341,9 @@ load_events(struct pc_verify *v, struct lines *ls)
 	    *s != '\0' || kept != pcv_kept(total))
 		return false;
 	for (uint64_t i = 0; i < kept; i++)
-		if (!line_is(ls, "event", &s) || !get_event(v, &s, &v->events[i]))
+		if (!line_is(ls, "event", &s) || !get_event(v, &s, &v->found.events[i]))
 			return false;
-	v->nevents = total;
+	v->found.nevents = total;
 	for (int k = 0; k < PC_VE_COUNT; k++)
 		if (!load_event_sum(v, ls, k, &counted))
 			return false;

@@ -281,7 +281,7 @@ pcv_html_attest(const struct pc_verify *v, FILE *f)
 	fprintf(f,
 		"<section id=\"attestation\" class=\"%s\">\n<h2>Attestation</h2>\n<table "
 		"id=\"attest-summary\">\n",
-		v->failsum[PC_VC_ATTEST].count == 0 ? "ok" : "failed");
+		v->found.failsum[PC_VC_ATTEST].count == 0 ? "ok" : "failed");
 	row_n(f, "quotes verified", "quotes_ok", s.quotes_ok);
 	row_n(f, "quotes refused", "quotes_refused", s.quotes_refused);
 	row_n(f, "windows attested", "windows_attested", s.windows_attested);

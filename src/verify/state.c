@@ -100,15 +100,15 @@ put_event(FILE *f, const struct pc_verify_event *e)
 static void
 save_events(const struct pc_verify *v, FILE *f)
 {
-	uint64_t kept = pcv_kept(v->nevents);
+	uint64_t kept = pcv_kept(v->found.nevents);
 
-	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", v->nevents, kept);
+	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", v->found.nevents, kept);
 	for (uint64_t i = 0; i < kept; i++) {
 		fputs("event", f);
-		put_event(f, &v->events[i]);
+		put_event(f, &v->found.events[i]);
 	}
 	for (int k = 0; k < PC_VE_COUNT; k++) {
-		const struct pc_verify_event_sum *es = &v->evsum[k];
+		const struct pc_verify_event_sum *es = &v->found.evsum[k];
 
 		fprintf(f, "eventsum %d %" PRIu64, k, es->count);
 		put_u128(f, es->total_ns);
@@ -253,7 +253,7 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 	size_t len = 0;
 	uint8_t sum[crypto_generichash_BYTES];
 
-	if (!v->finished || v->nfails > 0 || !v->cp_ok || v->nrec != v->cp.size)
+	if (!v->finished || v->found.nfails > 0 || !v->cp_ok || v->nrec != v->cp.size)
 		return -1;
 	FILE *f = open_memstream(&buf, &len);
 	if (f == NULL)

@@ -10,7 +10,6 @@
  * streams: one pass over the records, memory bounded by the number of pods,
  * not by the length of the log.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,152 +24,6 @@
 #include "verify_impl.h"
 #include "series.h"
 
-static const char *const check_names[PC_VC_COUNT] = {
-	[PC_VC_CHECKPOINT] = "checkpoint",
-	[PC_VC_SIGNATURE] = "signature",
-	[PC_VC_ORIGIN] = "origin",
-	[PC_VC_MISSING] = "missing",
-	[PC_VC_ROOT] = "root",
-	[PC_VC_DECODE] = "decode",
-	[PC_VC_APPLIANCE] = "appliance",
-	[PC_VC_SEQUENCE] = "sequence",
-	[PC_VC_PODMAP] = "podmap",
-	[PC_VC_ENVELOPE] = "envelope",
-	[PC_VC_ROLLBACK] = "rollback",
-	[PC_VC_FORK] = "fork",
-	[PC_VC_TIME] = "time",
-	[PC_VC_LIMIT] = "limit",
-	[PC_VC_BUILD] = "build",
-	[PC_VC_COUNTERS] = "counters",
-	[PC_VC_WINDOW] = "window",
-	[PC_VC_ATTEST] = "attest",
-};
-
-const char *
-pc_verify_check_name(enum pc_verify_check c)
-{
-	if ((unsigned)c >= PC_VC_COUNT)
-		return "unknown";
-	return check_names[c];
-}
-
-/* ---- findings ---- */
-
-void
-pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struct pc_record *r,
-	 const char *fmt, ...)
-{
-	va_list ap;
-	uint64_t n = v->nfails++;
-	struct pc_verify_failure_sum *fs = &v->failsum[c];
-	struct pc_verify_failure first;
-
-	fs->count++;
-	if (n >= PC_VERIFY_MAX_KEPT && fs->count > 1)
-		return;
-	/* past the ones kept, the first of each check is still kept */
-	struct pc_verify_failure *f = n < PC_VERIFY_MAX_KEPT ? &v->fails[n] : &first;
-	memset(f, 0, sizeof(*f));
-	f->check = c;
-	f->record = index;
-	if (r != NULL) {
-		f->type = r->type;
-		f->window_start_ns = r->window_start_ns;
-	}
-	va_start(ap, fmt);
-	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
-	va_end(ap);
-	if (fs->count == 1) {
-		fs->first = *f;
-		fs->first_seq = n;
-	}
-}
-
-uint64_t
-pc_verify_event_size(const struct pc_verify_event *e)
-{
-	switch (e->kind) {
-	case PC_VE_GAP:
-		return e->windows * e->window_len_ns;   /* a valid record keeps it below 2^64 */
-	case PC_VE_RESTART:
-		return e->window_start_ns - e->from_ns;
-	case PC_VE_CLOCK:
-		return e->step_ns < 0 ? (uint64_t)-e->step_ns : (uint64_t)e->step_ns;
-	default:
-		return 0;
-	}
-}
-
-bool
-pcv_event_sized(enum pc_verify_event_kind k)
-{
-	return k == PC_VE_GAP || k == PC_VE_RESTART || k == PC_VE_CLOCK;
-}
-
-bool
-pcv_event_worse(const struct pc_verify_event *a, uint64_t seq, const struct pc_verify_event *b,
-		uint64_t bseq)
-{
-	if (!pcv_event_sized(a->kind))
-		return seq > bseq;
-	uint64_t sa = pc_verify_event_size(a), sb = pc_verify_event_size(b);
-	return sa > sb || (sa == sb && seq < bseq);
-}
-
-/* The seq-th event, now filled in, into the totals and the worst of its kind. */
-static void
-event_sum_add(struct pc_verify_event_sum *es, const struct pc_verify_event *e, uint64_t seq)
-{
-	uint32_t i;
-
-	es->count++;
-	es->total_ns += pc_verify_event_size(e);
-	if (es->nworst < PC_VERIFY_WORST)
-		es->nworst++;
-	else if (!pcv_event_worse(e, seq, &es->worst[PC_VERIFY_WORST - 1],
-				  es->worst_seq[PC_VERIFY_WORST - 1]))
-		return;
-	for (i = es->nworst - 1; i > 0 && pcv_event_worse(e, seq, &es->worst[i - 1],
-							  es->worst_seq[i - 1]); i--) {
-		es->worst[i] = es->worst[i - 1];
-		es->worst_seq[i] = es->worst_seq[i - 1];
-	}
-	es->worst[i] = *e;
-	es->worst_seq[i] = seq;
-}
-
-void
-pcv_events_close(struct pc_verify *v)
-{
-	if (!v->event_open)
-		return;
-	uint64_t n = v->nevents - 1;
-	const struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &v->discard;
-
-	event_sum_add(&v->evsum[e->kind], e, n);
-	v->event_open = false;
-}
-
-struct pc_verify_event *
-pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index,
-	  const struct pc_record *r)
-{
-	pcv_events_close(v);
-	uint64_t n = v->nevents++;
-	struct pc_verify_event *e = n < PC_VERIFY_MAX_KEPT ? &v->events[n] : &v->discard;
-
-	v->event_open = true;
-
-	memset(e, 0, sizeof(*e));
-	e->kind = kind;
-	e->record = index;
-	e->window_start_ns = r->window_start_ns;
-	e->window_len_ns = r->window_len_ns;
-	memcpy(e->podmap_digest, r->podmap_digest, PC_DIGEST_LEN);
-	memcpy(e->build_id, r->build_id, sizeof(e->build_id));
-	return e;
-}
-
 /* ---- lifecycle ---- */
 
 struct pc_verify *
@@ -181,15 +34,14 @@ pc_verify_new_maps(const struct pc_verifier_key *key, const struct pc_config *co
 
 	if (v == NULL)
 		return NULL;
-	v->fails = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->fails));
-	v->events = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->events));
+	int found = pcv_findings_init(&v->found);
 	v->changed = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->changed));
 	v->builds.u = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->builds.u));
 	v->mapuse.u = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->mapuse.u));
 	v->maps = calloc(n ? n : 1, sizeof(*v->maps));
 	v->map_digest = calloc(n ? n : 1, sizeof(*v->map_digest));
-	if (v->fails == NULL || v->events == NULL || v->changed == NULL || v->builds.u == NULL ||
-	    v->mapuse.u == NULL || v->maps == NULL || v->map_digest == NULL) {
+	if (found < 0 || v->changed == NULL || v->builds.u == NULL || v->mapuse.u == NULL ||
+	    v->maps == NULL || v->map_digest == NULL) {
 		pc_verify_free(v);
 		return NULL;
 	}
@@ -224,8 +76,7 @@ pc_verify_free(struct pc_verify *v)
 {
 	if (v == NULL)
 		return;
-	free(v->fails);
-	free(v->events);
+	pcv_findings_free(&v->found);
 	free(v->changed);
 	free(v->builds.u);
 	free(v->mapuse.u);
@@ -381,44 +232,28 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 	pc_record_free(&r);
 }
 
-/*
- * The counters findings come last: an impossible counter is most often
- * the trace of a record changed after signing, which the tree's failure
- * names first.
- */
-static void
-counters_last(struct pc_verify *v)
-{
-	uint64_t kept = pcv_kept(v->nfails), n = 0;
-	struct pc_verify_failure *tmp = malloc(kept * sizeof(*tmp) + 1);
-
-	if (tmp == NULL)
-		return;   /* the order is only the report's: keep the one found */
-	for (int pass = 0; pass < 2; pass++)
-		for (uint64_t i = 0; i < kept; i++)
-			if ((v->fails[i].check == PC_VC_COUNTERS) == (pass == 1))
-				tmp[n++] = v->fails[i];
-	memcpy(v->fails, tmp, kept * sizeof(*tmp));
-	free(tmp);
-}
-
 int
 pc_verify_finish(struct pc_verify *v)
 {
 	if (v->finished)
-		return v->nfails > 0;
+		return v->found.nfails > 0;
 	v->finished = true;
-	pcv_events_close(v);
+	pcv_events_close(&v->found);
 	if (v->cp_ok)
 		pcv_tree_finish(v);
+	/*
+	 * The counters findings come last: an impossible counter is most often
+	 * the trace of a record changed after signing, which the tree's failure
+	 * names first.
+	 */
 	if (pc_verify_find(v, PC_VC_COUNTERS) != NULL)
-		counters_last(v);
+		pcv_failures_last(&v->found, PC_VC_COUNTERS);
 	pcv_env_finish(v);
 	pcv_audit_finish(v);
 	pcv_attest_finish(v);
 	if (v->cp_ok)
 		pcv_policy_finish(v);
-	return v->nfails > 0;
+	return v->found.nfails > 0;
 }
 
 /* ---- results ---- */
@@ -426,15 +261,15 @@ pc_verify_finish(struct pc_verify *v)
 uint64_t
 pc_verify_nfailures(const struct pc_verify *v)
 {
-	return v->nfails;
+	return v->found.nfails;
 }
 
 const struct pc_verify_failure *
 pc_verify_failure_at(const struct pc_verify *v, size_t i)
 {
-	if (i >= pcv_kept(v->nfails))
+	if (i >= pcv_kept(v->found.nfails))
 		return NULL;
-	return &v->fails[i];
+	return &v->found.fails[i];
 }
 
 const struct pc_verify_failure *
@@ -450,21 +285,21 @@ pc_verify_failure_sum(const struct pc_verify *v, enum pc_verify_check c)
 {
 	if ((unsigned)c >= PC_VC_COUNT)
 		return NULL;
-	return &v->failsum[c];
+	return &v->found.failsum[c];
 }
 
 uint64_t
 pc_verify_nevents(const struct pc_verify *v)
 {
-	return v->nevents;
+	return v->found.nevents;
 }
 
 const struct pc_verify_event *
 pc_verify_event_at(const struct pc_verify *v, size_t i)
 {
-	if (i >= pcv_kept(v->nevents))
+	if (i >= pcv_kept(v->found.nevents))
 		return NULL;
-	return &v->events[i];
+	return &v->found.events[i];
 }
 
 const struct pc_verify_event_sum *
@@ -472,13 +307,13 @@ pc_verify_event_sum(const struct pc_verify *v, enum pc_verify_event_kind k)
 {
 	if ((unsigned)k >= PC_VE_COUNT)
 		return NULL;
-	return &v->evsum[k];
+	return &v->found.evsum[k];
 }
 
 unsigned __int128
 pc_verify_unaccounted_ns(const struct pc_verify *v)
 {
-	return v->evsum[PC_VE_GAP].total_ns + v->evsum[PC_VE_RESTART].total_ns;
+	return v->found.evsum[PC_VE_GAP].total_ns + v->found.evsum[PC_VE_RESTART].total_ns;
 }
 
 int

@@ -12,7 +12,9 @@
  *	verify/envelope.c  burst + cap x time over runs of windows (check 7),
  *	                   and cap x window in each window of a pod held to the
  *	                   window promise (check 14)
- *	verify/report.c    the text and JSON reports, and the number forms they use
+ *	verify/finding.c   the failures and events every check records
+ *	verify/format.c    the number forms of the messages, reports and state
+ *	verify/report.c    the text and JSON reports
  *	verify/state.c     the saved state: written after a clean run, read as
  *	                   hostile input
  *	verify/policy.c    what the verifier knows besides the log: its now and
@@ -29,6 +31,7 @@
 #ifndef PODCAP_VERIFY_IMPL_H
 #define PODCAP_VERIFY_IMPL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,13 +44,8 @@
 #include "base/units.h"
 #include "verify.h"
 
-#define NS ((uint64_t)PC_NS_PER_SEC)
-
-typedef __int128 i128;
-typedef unsigned __int128 u128;
-
-/* Envelope sums saturate here: far beyond any real value, far below overflow. */
-#define SAT ((i128)1 << 125)
+#include "finding.h"
+#include "format.h"
 
 /* The limits of one pod as a START or RELOAD record declares them. */
 struct podlim {
@@ -98,10 +96,6 @@ struct podsum {
 	uint64_t stamp;            /* last START/RELOAD that listed it: finds duplicates */
 	uint8_t promises;          /* PROMISE_* of every START/RELOAD that listed it */
 };
-
-/* The promises a pod was held to (podsum.promises). */
-#define PROMISE_ENVELOPE 1u
-#define PROMISE_WINDOW   2u
 
 struct linksum {
 	char name[PC_ID_LEN];
@@ -216,15 +210,7 @@ struct pc_verify {
 	uint32_t nlinks, cap_links;
 	struct idmap linkmap_ix;
 
-	/* findings */
-	struct pc_verify_failure *fails;
-	uint64_t nfails;
-	struct pc_verify_event *events;
-	uint64_t nevents;
-	struct pc_verify_event discard;  /* events past the ones kept */
-	bool event_open;                 /* the last event is not yet in evsum: its caller fills it */
-	struct pc_verify_event_sum evsum[PC_VE_COUNT];
-	struct pc_verify_failure_sum failsum[PC_VC_COUNT];
+	struct pcv_findings found; /* the failures and events (verify/finding.c) */
 	bool finished;
 
 	struct pcv_series *series; /* each pod's windows over time, when kept (verify/series.c) */
@@ -248,40 +234,31 @@ void pcv_html_witnesses(const struct pc_verify *v, FILE *f);
 void pcv_html_attest(const struct pc_verify *v, FILE *f);
 void pcv_html_declarations(const struct pc_verify *v, FILE *f);
 
-/* ---- findings (verify.c) ---- */
+/* ---- findings (verify/finding.c), of v ---- */
 
-/* How many of n failures or events are kept for the report: the first ones. */
-static inline uint64_t
-pcv_kept(uint64_t n)
+static inline void pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
+			    const struct pc_record *r, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* A failure of check c (pcv_failure), blaming record `index` (-1 for none) and r's type and window. */
+static inline void
+pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index, const struct pc_record *r,
+	 const char *fmt, ...)
 {
-	return n < PC_VERIFY_MAX_KEPT ? n : PC_VERIFY_MAX_KEPT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	pcv_failure(&v->found, c, index, r, fmt, ap);
+	va_end(ap);
 }
 
-/*
- * Records a failure of check c, blaming record `index` (-1 for none) and,
- * when r is not NULL, naming its type and window. Counted always, kept up
- * to PC_VERIFY_MAX_KEPT.
- */
-void pcv_fail(struct pc_verify *v, enum pc_verify_check c, int64_t index,
-	      const struct pc_record *r, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-/*
- * A new event of record `index`, filled from r; the caller sets the kind's
- * own fields. It is added to the totals of its kind at the next event or
- * at pcv_events_close, once those fields are set.
- */
-struct pc_verify_event *pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind,
-				  uint64_t index, const struct pc_record *r);
-/* Whether events of kind k have a size (pc_verify_event_size) that the totals add up. */
-bool pcv_event_sized(enum pc_verify_event_kind k);
-/* Adds the last event to the totals of its kind (at the end of the log). */
-void pcv_events_close(struct pc_verify *v);
-/*
- * Whether a, the seq-th event, ranks before b, the bseq-th, of the same
- * kind among the worst kept (pc_verify_event_sum).
- */
-bool pcv_event_worse(const struct pc_verify_event *a, uint64_t seq,
-		     const struct pc_verify_event *b, uint64_t bseq);
+/* A new event of record `index` (pcv_event_add): the caller sets the kind's own fields. */
+static inline struct pc_verify_event *
+pcv_event(struct pc_verify *v, enum pc_verify_event_kind kind, uint64_t index,
+	  const struct pc_record *r)
+{
+	return pcv_event_add(&v->found, kind, index, r);
+}
 
 /* ---- the tree (verify/tree.c) ---- */
 
@@ -346,11 +323,6 @@ void pcv_env_finish(struct pc_verify *v);
 /* The window promise: pod p of WINDOW r, direction d, within cap x window a window (check 14). */
 void pcv_window_check(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 		      const struct pc_record_pod *p, int d);
-/* The promise a mode byte holds a pod to: "envelope" or "window". */
-const char *pcv_promise_name(uint8_t mode);
-/* The promises of podsum.promises: "envelope", "window", "envelope, window" ("" for none). */
-const char *pcv_promises_label(uint8_t promises);
-
 /* ---- the policy (verify/policy.c) ---- */
 
 /* The checkpoint verified: fixes now, checks the declared maps and the last pull against it. */
@@ -377,25 +349,10 @@ void pcv_inforce_uplinks(struct pc_verify *v);
 /* A WINDOW with the pods in force: its link blocks and every counter's bytes per frame. */
 void pcv_check_counters(struct pc_verify *v, uint64_t index, const struct pc_record *r);
 
-/* ---- number forms (verify/report.c), in the report, the messages and the state ---- */
-
-#define U128_LEN 40       /* room for any pcv_format_u128 output: 39 digits and a NUL */
-#define DURATION_LEN 32   /* room for any pcv_format_duration output */
-
-/* Decimal, as no printf conversion writes 128 bits. */
-void pcv_format_u128(u128 x, char *buf, size_t len);
-void pcv_print_u128(FILE *f, u128 x);
-/* Seconds with every significant digit: "60s", "1.25s", "0.000001s". */
-void pcv_format_duration(uint64_t ns, char *buf, size_t len);
-
 /* ---- what the text and JSON reports share (verify/report.c) ---- */
 
 /* The names of event kinds and checks as the reports print them. */
-const char *pcv_event_name(enum pc_verify_event_kind k);
 const char *pcv_kind_label(int k);
-/* The i-th of the worst events (first failures) left out of the kept list, or NULL. */
-const struct pc_verify_event *pcv_unlisted_worst(const struct pc_verify *v, uint64_t i);
-const struct pc_verify_failure *pcv_unlisted_first(const struct pc_verify *v, uint64_t i);
 const char *pcv_check_label(int c);
 /* The last line of either report: "verified: ..." or "FAILED: ...". */
 void pcv_result_line(const struct pc_verify *v, char *buf, size_t len);
