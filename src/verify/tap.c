@@ -788,7 +788,7 @@ verdict_ok(const struct pc_reconcile *rc)
 	return rc->total_fail == 0 && rc->nrefused == 0 && !rc->shaper_failed;
 }
 
-static void
+static void __attribute__((format(printf, 4, 5)))
 append(char *buf, size_t len, size_t *at, const char *fmt, ...)
 {
 	va_list ap;
