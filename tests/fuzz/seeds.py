@@ -151,5 +151,34 @@ def http():
     write("http", "access-other-part", struct.pack("!H", 13) + b"GET /metrics?\x45")
 
 
-for f in (classify, config, record, note, declaration, verify, http):
+def ptp():
+    """ptp4l 3.1.1's answers over its management socket to GETs of port 0x1234
+    (tests/unit/test_discipline.c holds the same), a refusal, and polls."""
+    answers = {
+        "default-data-set": "0d02004a0000000000000000000000000000000076a32efffe87d8a200000000047f"
+                            "00000000000000001234000002000001001620000300000180fffeffff8076a32efffe87d8a20000",
+        "time-status-np": "0d0200680000000000000000000000000000000076a32efffe87d8a200000001047f"
+                          "000000000000000012340000020000010034c000fffffffffffffe9718ed4a64e4c9a695"
+                          "0000000000000000000000000000000000000000000000000001ba0ae5fffe6d6601",
+        "current-data-set": "0d0200480000000000000000000000000000000076a32efffe87d8a200000002047f"
+                            "00000000000000001234000002000001001420010001fffffffffe9700000000000009fa0000",
+        "parent-data-set": "0d0200560000000000000000000000000000000076a32efffe87d8a200000003047f"
+                           "0000000000000000123400000200000100222002ba0ae5fffe6d660100010000ffff7fffffff"
+                           "01f8feffff80ba0ae5fffe6d6601",
+        "port-data-set": "0d0200500000000000000000000000000000000076a32efffe87d8a200010004047f"
+                         "00000000000000001234000002000001001c200476a32efffe87d8a2000108000000000000000000ff0300010002",
+        "no-such-id": "0d02003c0000000000000000000000000000000076a32efffe87d8a200010006047f"
+                      "0000000000000000123400000200000200080002123400000000",
+    }
+    for name, hexed in answers.items():
+        write("ptp", name, bytes.fromhex(hexed))
+    # the TLVs alone, as the target also puts them behind a valid header
+    write("ptp", "tlv-current-data-set", bytes.fromhex(answers["current-data-set"])[48:])
+    write("ptp", "tlv-refusal-text", struct.pack("!HHHH4sB3s", 2, 12, 6, 0xC000, b"", 3, b"no!"))
+    # polls (step, result, offset) and cuts (0xff): a slave's reading and the bound's corners
+    write("ptp", "polls", bytes([1, 0, 5, 1, 2, 0, 3, 0, 0x80, 0, 0xff, 0, 1, 0, 0x7f, 0, 0xff, 0]))
+    write("ptp", "bound-saturated", struct.pack("!qqBB3B", -2 ** 63, -2 ** 63, 0x0b, 1, 9, 8, 6))
+
+
+for f in (classify, config, record, note, declaration, verify, http, ptp):
     f()
