@@ -2,12 +2,13 @@
 /*
  * podcapd: the inline pod-uplink cap.
  *
- *   podcapd --config FILE [-- EAL options]
+ *   podcapd --config FILE [--ptp4l SOCKET [--ptp4l-domain N]] [-- EAL options]
  *   podcapd --check-config FILE [--canonical] [--map-only]
  *   podcapd --version
  *
  * Wiring only: the pod map, the signer (forked before DPDK maps anything),
- * the recorder, the EAL, then run.c until a stop; and back down in reverse.
+ * the recorder, the EAL, the clock discipline's poller, then run.c until a
+ * stop; and back down in reverse.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -24,6 +25,7 @@
 #include "base/error.h"
 #include "http/tls.h"
 
+#include "daemon/clock_discipline.h"
 #include "daemon/declared.h"
 #include "eal.h"
 #include "daemon/podmap.h"
@@ -39,10 +41,13 @@ usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: podcapd --config FILE [-- EAL options]\n"
+	    "usage: podcapd --config FILE [--ptp4l SOCKET [--ptp4l-domain N]] [-- EAL options]\n"
 	    "       podcapd --check-config FILE [--canonical] [--map-only]\n"
 	    "\n"
 	    "  --config FILE        run with the pod map FILE\n"
+	    "  --ptp4l SOCKET       read the clock discipline every second from ptp4l's\n"
+	    "                       management socket SOCKET (its uds_address: /var/run/ptp4l)\n"
+	    "  --ptp4l-domain N     the PTP domain ptp4l runs in (0 to 255; default 0)\n"
 	    "  --check-config FILE  check FILE as a start would (the pod map, its declaration,\n"
 	    "                       the ledger directory, the key and the TPM), print\n"
 	    "                       'configuration OK' and its digest\n"
@@ -53,6 +58,22 @@ usage(FILE *f)
 	    "\n"
 	    "Signals: SIGINT/SIGTERM stop, SIGHUP reloads the pod map (in force from the next "
 	    "window).\n");
+}
+
+/* N of --ptp4l-domain: 0 to 255, decimal, nothing after. */
+static int
+parse_domain(const char *s, uint8_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (*end != '\0' || v > 255)
+		return -1;
+	*out = (uint8_t)v;
+	return 0;
 }
 
 static int
@@ -75,12 +96,15 @@ main(int argc, char **argv)
 		{ "check-config", required_argument, NULL, 'n' },
 		{ "canonical", no_argument, NULL, 'C' },
 		{ "map-only", no_argument, NULL, 'M' },
+		{ "ptp4l", required_argument, NULL, 'p' },
+		{ "ptp4l-domain", required_argument, NULL, 'D' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *check = NULL;
-	bool canonical = false, map_only = false;
+	const char *config = NULL, *check = NULL, *ptp4l = NULL;
+	bool canonical = false, map_only = false, domain_given = false;
+	uint8_t domain = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
@@ -91,6 +115,18 @@ main(int argc, char **argv)
 		case 'M':
 			map_only = true;
 			break;
+		case 'p':
+			ptp4l = optarg;
+			break;
+		case 'D':
+			if (parse_domain(optarg, &domain) != 0) {
+				fprintf(stderr,
+					"podcapd: --ptp4l-domain %s: not a domain from 0 to 255\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			domain_given = true;
+			break;
 		case 'V':
 			return print_version();
 		case 'h': usage(stdout); return EXIT_SUCCESS;
@@ -99,7 +135,7 @@ main(int argc, char **argv)
 	}
 	if (check != NULL)
 		return pc_podmap_check(check, canonical, map_only);
-	if (config == NULL || map_only) {
+	if (config == NULL || map_only || (domain_given && ptp4l == NULL)) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -129,7 +165,12 @@ main(int argc, char **argv)
 		goto out_signer;
 	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)
 		goto out_recorder;
-	status = pc_run(config, &cfg, &decl, &signer, tls, covered_ns);
+	/* a thread: after the signer's fork; a socket path that cannot be is a misconfiguration */
+	if (ptp4l != NULL && pc_clock_discipline_start(ptp4l, domain) != 0)
+		status = EXIT_USAGE;
+	else
+		status = pc_run(config, &cfg, &decl, &signer, tls, covered_ns);
+	pc_clock_discipline_stop();
 	rte_eal_cleanup();
 out_recorder:
 	/* windows that were counted but never logged: the supervisor must hear of it */

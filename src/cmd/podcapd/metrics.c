@@ -12,7 +12,9 @@
 
 #include "base/clock.h"
 #include "base/units.h"
+#include "discipline/ptp_mgmt.h"
 
+#include "daemon/clock_discipline.h"
 #include "daemon/control.h"
 #include "daemon/declared.h"
 #include "metrics.h"
@@ -360,6 +362,64 @@ attest_families(struct text *t, const struct pc_recorder_stats *rs)
 	emit(t, "podcap_attest_every_windows %u\n", (unsigned)rs->attest_every);
 }
 
+/* The clock discipline's last reading (values only while it is read), and the polls. */
+static void
+clock_reading_families(struct text *t, const struct pc_clock_stats *st)
+{
+	const struct pc_clock_reading *r = &st->latest;
+	bool now = st->on && st->up && st->have;
+	char gm[PC_PTP_ID_TEXT];
+
+	family(t, "podcap_clock_offset_seconds", "gauge",
+	       "This clock minus its PTP master, as the clock discipline last measured it "
+	       "(CURRENT_DATA_SET offsetFromMaster).");
+	if (now)
+		emit(t, "podcap_clock_offset_seconds %.17g\n", (double)r->offset / 65536e9);
+	family(t, "podcap_clock_mean_path_delay_seconds", "gauge",
+	       "The mean path delay to the PTP master the clock discipline last measured "
+	       "(CURRENT_DATA_SET meanPathDelay).");
+	if (now)
+		emit(t, "podcap_clock_mean_path_delay_seconds %.17g\n",
+		     (double)r->path_delay / 65536e9);
+	family(t, "podcap_clock_offset_bound_seconds", "gauge",
+	       "The bound on |this clock minus the grandmaster| the last reading supports: "
+	       "|offsetFromMaster| + |meanPathDelay| (no sample: it supports none).");
+	if (now && r->bounded)
+		emit(t, "podcap_clock_offset_bound_seconds %.9f\n", (double)r->bound_ns / 1e9);
+	family(t, "podcap_clock_port_state", "gauge",
+	       "Each PTP port's portState (IEEE 1588: 6 MASTER, 8 UNCALIBRATED, 9 SLAVE, ...).");
+	for (unsigned p = 0; now && p < r->nports; p++)
+		emit(t, "podcap_clock_port_state{port=\"%u\"} %u\n", p + 1, r->port_states[p]);
+	family(t, "podcap_clock_grandmaster_info", "gauge",
+	       "The grandmaster of the last reading, and whether one other than this clock is "
+	       "present; always 1.");
+	if (now)
+		emit(t, "podcap_clock_grandmaster_info{grandmaster=\"%s\",present=\"%s\"} 1\n",
+		     pc_ptp_identity_text(r->gm, gm), r->gm_present ? "true" : "false");
+	family(t, "podcap_clock_read_timestamp_seconds", "gauge",
+	       "When the clock discipline was last read, Unix seconds.");
+	if (st->on && st->have)
+		emit(t, "podcap_clock_read_timestamp_seconds %.3f\n", (double)r->read_ns / 1e9);
+}
+
+static void
+clock_families(struct text *t)
+{
+	struct pc_clock_stats st;
+
+	pc_clock_discipline_stats(&st);
+	family(t, "podcap_clock_discipline_up", "gauge",
+	       "1 when the last poll of the clock discipline (ptp4l) read it, 0 when not.");
+	if (st.on)
+		emit(t, "podcap_clock_discipline_up{discipline=\"ptp4l\"} %d\n", st.up ? 1 : 0);
+	family(t, "podcap_clock_polls_total", "counter",
+	       "Polls of the clock discipline since podcapd started, by result.");
+	for (unsigned r = 0; st.on && r < PC_CLOCK_RESULTS; r++)
+		emit(t, "podcap_clock_polls_total{result=\"%s\"} %lu\n",
+		     pc_clock_result_name((enum pc_clock_result)r), (unsigned long)st.polls[r]);
+	clock_reading_families(t, &st);
+}
+
 static void
 process_families(struct text *t)
 {
@@ -422,6 +482,7 @@ pc_metrics_text(void *ctx, size_t *len)
 	window_close_families(&t);
 	witness_families(&t);
 	attest_families(&t, &rs);
+	clock_families(&t);
 	process_families(&t);
 
 	if (t.failed) {
