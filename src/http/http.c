@@ -19,6 +19,7 @@
 #include <sodium.h>
 
 #include "base/bytes.h"
+#include "base/clock.h"
 #include "http.h"
 #include "request.h"
 #include "log/ledger.h"
@@ -28,6 +29,7 @@
 #include "tls.h"
 
 #include "attest.h"
+#include "handshake.h"
 #include "tiles.h"
 #include "tls_session.h"
 
@@ -53,15 +55,18 @@ struct pc_http {
 	pthread_mutex_t tls_lock;
 	struct pc_tls *tls;
 	uint64_t refused[PC_REFUSED_COUNT]; /* relaxed atomics, for /metrics */
+	uint64_t handshakes_failed[PC_TLS_FAILED_COUNT]; /* likewise */
 };
 
 /*
  * One TLS connection: the credential set it was accepted with, held until
- * it closes, and what its client's certificate was found to be (the same
- * for every request on it: podcap never renegotiates).
+ * it closes, how its handshake went, and what its client's certificate was
+ * found to be (the same for every request on it: podcap never
+ * renegotiates).
  */
 struct conn {
 	struct pc_tls *tls;
+	struct pc_tls_watch watch;
 	bool checked;
 	struct pc_http_peer peer;
 	char subject[PC_SUBJECT_LEN];
@@ -180,7 +185,7 @@ get_pubkey(struct pc_http *h, struct MHD_Connection *c, const struct pc_http_req
 static char *
 add_refusals(struct pc_http *h, char *text, size_t *len)
 {
-	size_t room = *len + 256 + PC_REFUSED_COUNT * 96;
+	size_t room = *len + 512 + (PC_REFUSED_COUNT + PC_TLS_FAILED_COUNT) * 96;
 	char *out = realloc(text, room);
 	size_t n = *len;
 
@@ -197,6 +202,16 @@ add_refusals(struct pc_http *h, char *text, size_t *len)
 				      "podcap_http_refused_total{reason=\"%s\"} %" PRIu64 "\n",
 				      pc_http_refusal_name((enum pc_http_refusal)r),
 				      __atomic_load_n(&h->refused[r], __ATOMIC_RELAXED));
+	n += (size_t)snprintf(out + n, room - n,
+			      "# HELP podcap_http_tls_handshake_failures_total TLS handshakes with "
+			      "the endpoint that did not finish, by reason.\n"
+			      "# TYPE podcap_http_tls_handshake_failures_total counter\n");
+	for (int f = PC_TLS_FAILED_NOTHING + 1; f < PC_TLS_FAILED_COUNT; f++)
+		n += (size_t)snprintf(
+		    out + n, room - n,
+		    "podcap_http_tls_handshake_failures_total{reason=\"%s\"} %" PRIu64 "\n",
+		    pc_tls_failure_name((enum pc_tls_failure)f),
+		    __atomic_load_n(&h->handshakes_failed[f], __ATOMIC_RELAXED));
 	*len = n;
 	return out;
 }
@@ -433,10 +448,32 @@ session_of(struct MHD_Connection *c)
 	return i != NULL ? (gnutls_session_t)i->tls_session : NULL;
 }
 
+static uint64_t
+mono_ms(void)
+{
+	return pc_mono_ns() / 1000000;
+}
+
+/* A connection closed: its handshake counted if it did not finish, its set let go. */
+static void
+closed(struct pc_http *h, struct conn *k)
+{
+	enum pc_tls_failure f;
+
+	if (k == NULL)
+		return;
+	f = pc_tls_watch_end(&k->watch, mono_ms(), PC_HTTP_IDLE_TIMEOUT * 1000);
+	if (f != PC_TLS_FAILED_NOTHING)
+		__atomic_add_fetch(&h->handshakes_failed[f], 1, __ATOMIC_RELAXED);
+	pc_tls_put(k->tls);
+	free(k);
+}
+
 /*
  * libmicrohttpd calls this after it made a connection's TLS session and
  * before the handshake: the session gets the set in force now, so that a
- * reload serves every connection made after it.
+ * reload serves every connection made after it, and the watch of its
+ * handshake.
  */
 static void
 notify(void *cls, struct MHD_Connection *c, void **socket_context,
@@ -447,9 +484,7 @@ notify(void *cls, struct MHD_Connection *c, void **socket_context,
 	gnutls_session_t s;
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		if (k != NULL)
-			pc_tls_put(k->tls);
-		free(k);
+		closed(h, k);
 		*socket_context = NULL;
 		return;
 	}
@@ -460,7 +495,8 @@ notify(void *cls, struct MHD_Connection *c, void **socket_context,
 	k->tls = pc_tls_get(h->tls);
 	pthread_mutex_unlock(&h->tls_lock);
 	s = session_of(c);
-	if (s == NULL || pc_tls_session_setup(k->tls, s) != 0) {
+	if (s == NULL || pc_tls_session_setup(k->tls, s) != 0 ||
+	    pc_tls_watch_start(&k->watch, s, pc_tls_versions(k->tls), mono_ms()) != 0) {
 		pc_tls_put(k->tls);
 		free(k);
 		return;

@@ -12,7 +12,8 @@
  *   GET /v1/proof/consistency?old=M&new=N  per line; sizes <= published size
  *   GET /v1/pubkey                         the verifier key line
  *   GET /metrics                           Prometheus text from ops->metrics,
- *                                          then the endpoint's refusals
+ *                                          then the endpoint's refusals and its
+ *                                          unfinished TLS handshakes
  *
  * HEAD works wherever GET does; other methods get 405. Query numbers are
  * canonical decimal uint64s; anything else is a 400 with a one-line reason.

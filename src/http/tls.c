@@ -20,6 +20,7 @@
 #include "base/fileio.h"
 #include "tls.h"
 
+#include "handshake.h"
 #include "tls_session.h"
 
 #define PEM_MAX (1u << 20) /* a chain or a CA bundle of 1 MiB is plenty */
@@ -208,6 +209,21 @@ const char *
 pc_tls_priorities(const struct pc_tls *t)
 {
 	return t->priorities;
+}
+
+unsigned
+pc_tls_versions(const struct pc_tls *t)
+{
+	const unsigned *list;
+	unsigned mask = 0;
+	int n = gnutls_priority_protocol_list(t->prio, &list);
+
+	for (int i = 0; i < n; i++) {
+		/* GNUTLS_SSL3 is wire version 3.0, and each TLS after it one more */
+		if (list[i] >= GNUTLS_SSL3 && list[i] <= GNUTLS_TLS1_3)
+			mask |= PC_TLS_VERSION_BIT(list[i] - GNUTLS_SSL3);
+	}
+	return mask;
 }
 
 const struct pc_access *

@@ -18,6 +18,8 @@
 const char *pc_tls_cert_pem(const struct pc_tls *t);
 const char *pc_tls_key_pem(const struct pc_tls *t);
 const char *pc_tls_priorities(const struct pc_tls *t);
+/* The versions the priorities allow, as http/handshake.h's mask. */
+unsigned pc_tls_versions(const struct pc_tls *t);
 /* The access rules, or NULL when clients are not asked for a certificate. */
 const struct pc_access *pc_tls_rules(const struct pc_tls *t);
 

@@ -12,6 +12,15 @@ by its key). Python's ssl and curl are the independent clients:
   part it was not given, gets 403 and is counted by reason in /metrics,
   which promtool still passes;
 - TLS 1.2 is refused by default;
+- every handshake that does not finish is counted by reason in /metrics
+  (podcap_http_tls_handshake_failures_total, every reason declared from
+  the start): TLS 1.2-only clients (Python, openssl s_client, curl) as
+  protocol_version, clients that do not trust the appliance's certificate
+  (curl without the site's CA, Python with another CA) as
+  refused_by_client, plain HTTP on the TLS port as not_tls, a ClientHello
+  cut off as closed, one that stalls as timeout once the endpoint drops it;
+  a client without a certificate or with another CA's finishes its
+  handshake and is refused with 403, counted there and not here;
 - podcap-verify with the verifier's certificate pulls the log over https
   and verifies it; with --pin of another key, or without --ca, it refuses
   the server;
@@ -33,6 +42,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -120,6 +130,28 @@ def refused_counts(body):
                         body.decode(), re.M)}
 
 
+HANDSHAKE_REASONS = ["timeout", "not_tls", "protocol_version", "refused_by_client", "closed",
+                     "other"]
+
+
+def handshake_failures(body):
+    return {m[1]: int(m[2]) for m in
+            re.finditer(r'^podcap_http_tls_handshake_failures_total\{reason="([a-z_]+)"\} (\d+)$',
+                        body.decode(), re.M)}
+
+
+def client_hello(d):
+    """The bytes of a real TLS 1.3 ClientHello (Python's, for the site's CA), as first sent."""
+    c = context(d, "verifier")
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = c.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    try:
+        tls.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+
 def make_certs(d):
     ca = CA(f"{d}/ca")
     ca.issue(f"{d}/server", "podcapd.test", server=True)
@@ -166,6 +198,125 @@ def check_refusals(check, d, port):
         check(False, "a TLS 1.2 client is refused by default")
     except ssl.SSLError as e:
         check(True, f"a TLS 1.2 client is refused by default ({e.reason})")
+
+
+def counters(d, port):
+    """(handshake failures, refusals) by reason, as Prometheus reads them."""
+    st, body, _ = request(port, context(d, "prom"), "/metrics")
+    return (handshake_failures(body), refused_counts(body), body) if st == 200 else ({}, {}, b"")
+
+
+def wait_delta(d, port, before, want, timeout=5, skip=()):
+    """Polls /metrics until the handshake failures moved by want from before (or timeout
+    passed): the endpoint counts a connection when its thread has cleaned it up."""
+    deadline = time.time() + timeout
+    while True:
+        now, refused, _ = counters(d, port)
+        delta = {k: now.get(k, 0) - before.get(k, 0) for k in now
+                 if now.get(k, 0) != before.get(k, 0) and k not in skip}
+        if delta == want or time.time() > deadline:
+            return delta, now, refused
+        time.sleep(0.1)
+
+
+def failed_handshakes(d, port):
+    """Each client whose handshake cannot finish: (what, the reason it must be counted under,
+    a function that runs it)."""
+    hello = client_hello(d)
+    url = f"https://127.0.0.1:{port}/v1/checkpoint"
+
+    def python_tls12():
+        try:
+            request(port, context(d, "verifier", tls12=True), "/v1/checkpoint")
+        except (ssl.SSLError, OSError):
+            pass
+
+    def run(*cmd):
+        subprocess.run(list(cmd), stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+
+    def other_ca():
+        c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        c.load_verify_locations(f"{d}/other.crt")
+        try:
+            request(port, c, "/v1/checkpoint")
+        except (ssl.SSLError, OSError):
+            pass
+
+    def cut_hello():
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(hello[:len(hello) // 2])
+            time.sleep(0.3)
+
+    return [
+        ("a TLS 1.2-only Python client", "protocol_version", python_tls12),
+        ("openssl s_client -tls1_2", "protocol_version",
+         lambda: run("openssl", "s_client", "-tls1_2", "-CAfile", f"{d}/ca.crt", "-connect",
+                     f"127.0.0.1:{port}")),
+        ("curl --tls-max 1.2", "protocol_version",
+         lambda: run("curl", "-sS", "--cacert", f"{d}/ca.crt", "--tlsv1.2", "--tls-max", "1.2",
+                     "-o", "/dev/null", url)),
+        ("curl that does not trust the site's CA", "refused_by_client",
+         lambda: run("curl", "-sS", "-o", "/dev/null", url)),
+        ("a Python client trusting another CA", "refused_by_client", other_ca),
+        ("plain HTTP on the TLS port", "not_tls",
+         lambda: run("curl", "-sS", "-o", "/dev/null", f"http://127.0.0.1:{port}/v1/checkpoint")),
+        ("half a ClientHello, then a close", "closed", cut_hello),
+    ]
+
+
+class Stalled(threading.Thread):
+    """A connection that sends the start of a ClientHello and no more: how long the endpoint
+    held it (its close_notify, in clear as no keys exist yet, then its close)."""
+
+    def __init__(self, port, start):
+        super().__init__()
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.sock.sendall(start)
+        self.t0 = time.time()
+        self.held = None
+        self.start()
+
+    def run(self):
+        try:
+            while self.sock.recv(100):
+                pass
+            self.held = round(time.time() - self.t0, 1)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+def check_handshakes(check, d, port):
+    before, refused0, body = counters(d, port)
+    check(sorted(before) == sorted(HANDSHAKE_REASONS),
+          f"every reason of podcap_http_tls_handshake_failures_total is declared ({before})")
+    # a handshake that stalls: the endpoint drops it at its timeout, whatever else goes on
+    stalled = Stalled(port, client_hello(d)[:20])
+    for what, reason, run in failed_handshakes(d, port):
+        run()
+        delta, before, _ = wait_delta(d, port, before, {reason: 1}, skip=("timeout",))
+        check(delta == {reason: 1}, f"{what}: counted as {reason} ({delta})")
+    # who finishes the handshake without a certificate of the site's is refused with 403
+    for cert, reason in ((None, "no_certificate"), ("unknown", "untrusted_certificate")):
+        st, _, _ = request(port, context(d, cert), "/v1/checkpoint")
+        time.sleep(0.3)
+        now, refused, _ = counters(d, port)
+        moved = {k: now[k] - before[k] for k in now if now[k] != before[k] and k != "timeout"}
+        check(st == 403 and refused.get(reason, 0) == refused0.get(reason, 0) + 1 and not moved,
+              f"{cert or 'no'} certificate: the handshake finishes, 403 {reason} is counted, "
+              f"no handshake failure ({st}, {moved})")
+        refused0 = refused
+    stalled.join(30)
+    check(stalled.held is not None and 9.5 <= stalled.held <= 14,
+          f"a stalled handshake is dropped after the endpoint's 10 s ({stalled.held} s)")
+    delta, _, _ = wait_delta(d, port, before, {"timeout": 1})
+    check(delta == {"timeout": 1}, f"and counted as timeout ({delta})")
+    _, _, body = counters(d, port)
+    if os.access(PROMTOOL, os.X_OK):
+        r = subprocess.run([PROMTOOL, "check", "metrics"], input=body, capture_output=True)
+        out = (r.stdout + r.stderr).decode().strip()
+        check(r.returncode == 0 and out == "",
+              f"promtool check metrics with failures counted: exit {r.returncode} {out!r}")
 
 
 def check_curl(check, d, port):
@@ -332,6 +483,7 @@ def main():
         check_witness(check, d, port, wport)
         check_witness_client_ca(check, d, pd)
         check_refusals(check, d, port)
+        check_handshakes(check, d, port)
         check_curl(check, d, port)
         check_verifier(check, pd, d, port)
         check_reload(check, pd, d, port, conf)

@@ -549,6 +549,13 @@ test_metrics(void **state)
 	assert_non_null(strstr(r.body, "# TYPE podcap_http_refused_total counter\n"));
 	assert_non_null(strstr(r.body, "podcap_http_refused_total{reason=\"no_certificate\"} 0\n"));
 	assert_non_null(strstr(r.body, "podcap_http_refused_total{reason=\"not_allowed\"} 0\n"));
+	/* and its unfinished TLS handshakes, declared on a server without TLS too */
+	assert_non_null(
+	    strstr(r.body, "# TYPE podcap_http_tls_handshake_failures_total counter\n"));
+	assert_non_null(
+	    strstr(r.body, "podcap_http_tls_handshake_failures_total{reason=\"timeout\"} 0\n"));
+	assert_non_null(strstr(
+	    r.body, "podcap_http_tls_handshake_failures_total{reason=\"refused_by_client\"} 0\n"));
 	free(r.body);
 }
 
