@@ -131,15 +131,11 @@ size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
 int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, struct pc_error *err);
 void pc_record_free(struct pc_record *r);
 
-/* record_attest.c: an ATTEST record's own fields, for record.c. */
+/* record_attest.c: an ATTEST record's own fields, checked and sized as record.c does. */
 int pc_record_attest_check(const struct pc_record_attest *a, struct pc_error *err);
 size_t pc_record_attest_size(const struct pc_record_attest *a);
-size_t pc_record_attest_put(const struct pc_record_attest *a, uint8_t *out);
-/* Decodes from buf; the bytes read, or 0 with *why set. *out is malloc'd. */
-size_t pc_record_attest_get(const uint8_t *buf, size_t len, struct pc_record_attest **out,
-			    const char **why);
-void pc_record_attest_free(struct pc_record_attest *a);
 unsigned pc_record_attest_npcrs(uint32_t mask);
-const char *pc_record_type_name(uint8_t type); /* "start", "window", ... */
+/* record_types.c: "start", "window", ...; "unknown" for a type this version does not know. */
+const char *pc_record_type_name(uint8_t type);
 
 #endif /* PODCAP_RECORD_H */

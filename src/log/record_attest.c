@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bytes.h"
-#include "record.h"
+#include "record_impl.h"
 
 #define PCR_LEN 32
 
@@ -50,8 +49,8 @@ pc_record_attest_size(const struct pc_record_attest *a)
 	    PCR_LEN * pc_record_attest_npcrs(a->pcr_mask) + 4 + a->ima_len;
 }
 
-size_t
-pc_record_attest_put(const struct pc_record_attest *a, uint8_t *out)
+static size_t
+attest_put_raw(const struct pc_record_attest *a, uint8_t *out)
 {
 	uint8_t *p = out;
 
@@ -145,9 +144,18 @@ decode(const uint8_t *buf, size_t len, struct pc_record_attest *a, const char **
 	return off + a->ima_len;
 }
 
-size_t
-pc_record_attest_get(const uint8_t *buf, size_t len, struct pc_record_attest **out,
-		     const char **why)
+static void
+attest_free_raw(struct pc_record_attest *a)
+{
+	if (a == NULL)
+		return;
+	free(a->ima);
+	free(a);
+}
+
+/* Decodes from buf; the bytes read, or 0 with *why set. *out is malloc'd. */
+static size_t
+attest_get_raw(const uint8_t *buf, size_t len, struct pc_record_attest **out, const char **why)
 {
 	struct pc_record_attest *a = calloc(1, sizeof(*a));
 
@@ -158,18 +166,62 @@ pc_record_attest_get(const uint8_t *buf, size_t len, struct pc_record_attest **o
 	}
 	size_t n = decode(buf, len, a, why);
 	if (n == 0) {
-		pc_record_attest_free(a);
+		attest_free_raw(a);
 		return 0;
 	}
 	*out = a;
 	return n;
 }
 
-void
-pc_record_attest_free(struct pc_record_attest *a)
+/* ---- the tail of record_types.c's ATTEST ---- */
+
+static size_t
+attest_size(const struct pc_record *r)
 {
-	if (a == NULL)
-		return;
-	free(a->ima);
-	free(a);
+	return pc_record_attest_size(r->attest);
 }
+
+static void
+attest_put(struct rec_wr *w, const struct pc_record *r)
+{
+	w->off += attest_put_raw(r->attest, w->p + w->off);
+}
+
+static void
+attest_get(struct rec_rd *rd, struct pc_record *r)
+{
+	if (rd->why == NULL)
+		rd->off += attest_get_raw(rd->p + rd->off, rd->len - rd->off, &r->attest, &rd->why);
+}
+
+/* An ATTEST without its fields is refused with the message of fields out of place. */
+static int
+attest_check(const struct pc_record *r, struct pc_error *err)
+{
+	if (r->attest == NULL)
+		return pc_error_set(err, "attestation fields in a record other than attest");
+	return pc_record_attest_check(r->attest, err);
+}
+
+static void
+attest_free(struct pc_record *r)
+{
+	attest_free_raw(r->attest);
+	r->attest = NULL;
+}
+
+static bool
+attest_present(const struct pc_record *r)
+{
+	return r->attest != NULL;
+}
+
+const struct rec_tail rec_attest_tail = {
+	.size = attest_size,
+	.put = attest_put,
+	.get = attest_get,
+	.check = attest_check,
+	.free = attest_free,
+	.present = attest_present,
+	.stray = "attestation fields in a record other than attest",
+};

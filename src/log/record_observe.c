@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An OBSERVE record's own fields after its links (docs/log-format.md,
+ * "OBSERVE"): the tap's side, and per uplink what its receive ports
+ * reported they could not deliver while the windows were counted.
+ */
+#include <stdlib.h>
+
+#include "record_impl.h"
+
+/* A seen block: the name's length, per direction missed, nombuf and errors. */
+#define SEEN_FIXED_BYTES (1 + PC_DIR_COUNT * 3 * 8)
+#define SEEN_MIN_BYTES   (SEEN_FIXED_BYTES + 1)
+
+static size_t
+observe_size(const struct pc_record *r)
+{
+	size_t n = 1 + 4;
+
+	for (uint32_t i = 0; i < r->nseen; i++)
+		n += SEEN_FIXED_BYTES + strnlen(r->seen[i].name, PC_ID_LEN);
+	return n;
+}
+
+static void
+observe_put(struct rec_wr *w, const struct pc_record *r)
+{
+	rec_put_u8(w, r->side);
+	rec_put_u32(w, r->nseen);
+	for (uint32_t i = 0; i < r->nseen; i++) {
+		const struct pc_record_seen *s = &r->seen[i];
+
+		rec_put_str(w, s->name);
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			rec_put_u64(w, s->missed[d]);
+			rec_put_u64(w, s->nombuf[d]);
+			rec_put_u64(w, s->errors[d]);
+		}
+	}
+}
+
+static void
+observe_get(struct rec_rd *rd, struct pc_record *r)
+{
+	r->side = rec_get_u8(rd);
+	r->seen = rec_get_array(rd, &r->nseen, PC_MAX_UPLINKS, "more uplinks than PC_MAX_UPLINKS",
+				SEEN_MIN_BYTES, sizeof(*r->seen));
+	for (uint32_t i = 0; r->seen != NULL && i < r->nseen && rd->why == NULL; i++) {
+		struct pc_record_seen *s = &r->seen[i];
+
+		rec_get_str(rd, s->name, "uplink name is not [A-Za-z0-9._-]{1,63}");
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			s->missed[d] = rec_get_u64(rd);
+			s->nombuf[d] = rec_get_u64(rd);
+			s->errors[d] = rec_get_u64(rd);
+		}
+	}
+}
+
+/* A tap's side, and a block per uplink. */
+static int
+observe_check(const struct pc_record *r, struct pc_error *err)
+{
+	if (r->side != PC_ROLE_POD_TAP && r->side != PC_ROLE_FABRIC_TAP)
+		return pc_error_set(err, "observe record of an unknown side");
+	if (r->nseen > PC_MAX_UPLINKS)
+		return pc_error_set(err, "more uplinks than PC_MAX_UPLINKS");
+	if (r->nseen > 0 && r->seen == NULL)
+		return pc_error_set(err, "missing uplink array");
+	for (uint32_t i = 0; i < r->nseen; i++)
+		if (!pc_id_valid(r->seen[i].name))
+			return pc_error_set(err, "uplink name is not [A-Za-z0-9._-]{1,63}");
+	return 0;
+}
+
+static void
+observe_free(struct pc_record *r)
+{
+	free(r->seen);
+	r->seen = NULL;
+	r->nseen = 0;
+}
+
+static bool
+observe_present(const struct pc_record *r)
+{
+	return r->side != 0 || r->nseen != 0;
+}
+
+const struct rec_tail rec_observe_tail = {
+	.size = observe_size,
+	.put = observe_put,
+	.get = observe_get,
+	.check = observe_check,
+	.free = observe_free,
+	.present = observe_present,
+	.stray = "tap fields in a record other than observe",
+};

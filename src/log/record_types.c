@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The record types (docs/log-format.md, "Records" and "Record types"): per
+ * type its name, the blocks it may carry, its window count and its own
+ * fields. record.c encodes, decodes and checks every record from this
+ * table alone, so a type is this one line and, when it has fields of its
+ * own, their file.
+ */
+#include "record_impl.h"
+
+static const struct rec_type types[] = {
+	[PC_REC_START] = { .name = "start", .count = REC_COUNT_ZERO, .max_pods = PC_MAX_PODS },
+	[PC_REC_WINDOW] = { .name = "window",
+			    .count = REC_COUNT_SOME,
+			    .max_pods = PC_MAX_PODS,
+			    .max_links = PC_MAX_UPLINKS,
+			    .counters = true },
+	[PC_REC_GAP] = { .name = "gap", .count = REC_COUNT_SOME },
+	[PC_REC_RELOAD] = { .name = "reload", .count = REC_COUNT_ZERO, .max_pods = PC_MAX_PODS },
+	[PC_REC_STOP] = { .name = "stop", .count = REC_COUNT_ZERO },
+	[PC_REC_CLOCK] = { .name = "clock", .count = REC_COUNT_ZERO, .tail = &rec_clock_tail },
+	[PC_REC_ATTEST] = { .name = "attest", .count = REC_COUNT_ZERO, .tail = &rec_attest_tail },
+	[PC_REC_OBSERVE] = { .name = "observe",
+			     .count = REC_COUNT_SOME,
+			     .tail = &rec_observe_tail },
+	[PC_REC_DECLARE] = { .name = "declare",
+			     .count = REC_COUNT_ZERO,
+			     .tail = &rec_declare_tail },
+};
+
+const struct rec_tail *const rec_tails[] = {
+	&rec_clock_tail,
+	&rec_attest_tail,
+	&rec_observe_tail,
+	&rec_declare_tail,
+};
+const size_t rec_ntails = sizeof(rec_tails) / sizeof(rec_tails[0]);
+
+const struct rec_type *
+rec_type_of(uint8_t type)
+{
+	if (type >= sizeof(types) / sizeof(types[0]) || types[type].name == NULL)
+		return NULL;
+	return &types[type];
+}
+
+const char *
+pc_record_type_name(uint8_t type)
+{
+	const struct rec_type *t = rec_type_of(type);
+
+	return t != NULL ? t->name : "unknown";
+}
