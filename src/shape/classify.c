@@ -13,6 +13,7 @@
 
 #include "base/bytes.h"
 #include "classify.h"
+#include "lldp.h"
 
 #define ETH_HLEN		14
 #define ETH_TYPE_OFF		12
@@ -205,6 +206,9 @@ pc_classify(const uint8_t *frame, uint32_t len, enum pc_dir dir,
 		break;
 	case ETHERTYPE_ARP:
 		cls = classify_arp(frame + off, len - off, dir, key);
+		break;
+	case PC_LLDP_ETHERTYPE:
+		cls = PC_CLASS_LLDP;
 		break;
 	default:
 		cls = PC_CLASS_OTHER;

@@ -12,6 +12,10 @@
  *                    down: target address
  *   ND advertisement up: target address        down: destination address
  *
+ * An LLDP frame (ethertype 0x88cc, behind the same tags) is PC_CLASS_LLDP,
+ * whatever its payload: it is addressed to the switch on the port it came
+ * from, and pc_lldp_parse_frame() reads it.
+ *
  * The prefix lookup itself is done by the caller (rte_lpm / rte_lpm6 in
  * podcapd). Pure function of the bytes: no allocation, no side effects.
  */
@@ -32,8 +36,9 @@ enum pc_dir {
 enum pc_class {
 	PC_CLASS_IPV4 = 0,     /* key.addr[0..3] holds the address */
 	PC_CLASS_IPV6,         /* key.addr[0..15] holds the address */
-	PC_CLASS_OTHER,        /* well-formed, but carries no IP address (LLDP, non-IPv4 ARP, ...) */
+	PC_CLASS_OTHER,        /* well-formed, but carries no IP address (non-IPv4 ARP, MPLS) */
 	PC_CLASS_MALFORMED,    /* runt or truncated headers, bad IP version/IHL, ... */
+	PC_CLASS_LLDP,         /* ethertype 0x88cc (shape/lldp.h): link-local, never forwarded */
 };
 
 struct pc_frame_key {

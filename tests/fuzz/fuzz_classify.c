@@ -29,13 +29,17 @@ check(const uint8_t *data, size_t size, const struct pc_frame_key *key,
 		/* fall through */
 	case PC_CLASS_IPV6:
 	case PC_CLASS_OTHER:
+	case PC_CLASS_LLDP:
 		if (size < 14 || key->l3_offset < 14 || key->l3_offset > size ||
 		    (key->l3_offset - 14) % 4 != 0 || key->l3_offset > 30)
 			abort();
 		if (key->ethertype != (data[key->l3_offset - 2] << 8 |
 		    data[key->l3_offset - 1]))
 			abort();
-		if (cls == PC_CLASS_OTHER && memcmp(key->addr, zero, 16) != 0)
+		if ((cls == PC_CLASS_OTHER || cls == PC_CLASS_LLDP) &&
+		    memcmp(key->addr, zero, 16) != 0)
+			abort();
+		if ((cls == PC_CLASS_LLDP) != (key->ethertype == 0x88cc))
 			abort();
 		break;
 	case PC_CLASS_MALFORMED:

@@ -128,6 +128,18 @@ def verify():
     write("verify", "first-five", bytes([0x43, 3]) + chunks(recs[:5]))
 
 
+def lldp():
+    for name in ("lldpd-mac", "lldpd-ifname", "lldpd-shutdown"):
+        write("lldp", name, read(ROOT, "tests", "unit", "lldp", name + ".bin"))
+    write("lldp", "tagged", fr.lldp(b"sw1", b"eth7", name=b"tor-1",
+                                    vlans=[(0x88A8, 10), (0x8100, 20)]))
+    write("lldp", "longest-ids", fr.lldp(b"c" * 255, b"p" * 255, name=b"n" * 255))
+    write("lldp", "mac-ids", fr.lldp(bytes(6), bytes(6), chassis_subtype=4, port_subtype=3))
+    write("lldp", "shutdown", fr.lldp(b"sw1", b"eth7", ttl=0))
+    write("lldp", "nine-bit-length", fr.lldp(b"sw1", b"eth7")[:-2]
+          + fr.lldp_tlv(127, bytes(300)) + fr.lldp_tlv(0, b""))
+
+
 def http():
     for name, pub, line in [
         ("checkpoint", 13, "GET /v1/checkpoint"),
@@ -180,5 +192,5 @@ def ptp():
     write("ptp", "bound-saturated", struct.pack("!qqBB3B", -2 ** 63, -2 ** 63, 0x0b, 1, 9, 8, 6))
 
 
-for f in (classify, config, record, note, declaration, verify, http, ptp):
+for f in (classify, lldp, config, record, note, declaration, verify, http, ptp):
     f()

@@ -27,6 +27,30 @@ def eth(ethertype, payload, vlans=(), src=1, dst=2):
     return hdr + struct.pack("!H", ethertype) + payload
 
 
+ETH_LLDP = 0x88CC
+LLDP_NEAREST_BRIDGE = bytes([0x01, 0x80, 0xC2, 0x00, 0x00, 0x0E])
+
+
+def lldp_tlv(tlv_type, value):
+    return struct.pack("!H", tlv_type << 9 | len(value)) + value
+
+
+def lldp(chassis, port, ttl=120, name=None, src=1, vlans=(), chassis_subtype=7,
+         port_subtype=5):
+    """An LLDP frame to the nearest-bridge group: chassis and port id (locally
+    assigned and interface name unless told), TTL, system name, End."""
+    pdu = (lldp_tlv(1, bytes([chassis_subtype]) + chassis)
+           + lldp_tlv(2, bytes([port_subtype]) + port)
+           + lldp_tlv(3, struct.pack("!H", ttl)))
+    if name is not None:
+        pdu += lldp_tlv(5, name)
+    pdu += lldp_tlv(0, b"")
+    hdr = LLDP_NEAREST_BRIDGE + mac(src)
+    for tpid, vid in vlans:
+        hdr += struct.pack("!HH", tpid, vid)
+    return hdr + struct.pack("!H", ETH_LLDP) + pdu
+
+
 def ipv4_packet(src, dst, size, proto=17):
     """An IPv4 packet of `size` bytes in all (header + zero payload)."""
     hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, size, 0, 0, 64, proto, 0, ipv4(src), ipv4(dst))

@@ -230,7 +230,7 @@ build_mix(void)
 	for (i = 0; i < 2; i++)
 		put_nd_ns(&mix[n++]);
 	for (i = 0; i < 2; i++)
-		put_other(&mix[n++], 0x88cc, 60, PC_CLASS_OTHER);
+		put_other(&mix[n++], 0x88cc, 60, PC_CLASS_LLDP);
 	put_other(&mix[n++], 0x0800, 12, PC_CLASS_MALFORMED);
 
 	/* shuffled, so that the branch predictor cannot learn the order */
