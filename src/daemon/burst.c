@@ -5,6 +5,8 @@
  * loading), prefix lookups in bulk (four IPv4 addresses at a time with
  * rte_lpm_lookupx4, the IPv6 addresses in one rte_lpm6_lookup_bulk_func
  * call), and the uplink check. No locks, no allocation, no system calls.
+ * On an uplink of one pod without prefixes only the ethertype is read, so
+ * that LLDP frames are told from the pod's.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +21,7 @@
 
 #include "base/bytes.h"
 #include "shape/classify.h"
+#include "shape/lldp.h"
 
 #include "burst.h"
 
@@ -81,6 +84,10 @@ read_header(const struct pc_table *t, enum pc_dir d, struct rte_mbuf *m, uint16_
 	case PC_CLASS_MALFORMED:
 		drop_as(c, i, PC_DROP_MALFORMED);
 		return;
+	case PC_CLASS_LLDP:
+		drop_as(c, i, PC_DROP_UNMAPPED);
+		c->lldp |= 1u << i;
+		return;
 	default:
 		drop_as(c, i, PC_DROP_UNMAPPED);
 		return;
@@ -130,6 +137,44 @@ lookup6(const struct pc_table *t, unsigned u, struct lookups *lk, struct pc_burs
 		resolve(t, u, hop[k] < 0 ? NO_POD : (uint32_t)hop[k], lk->at6[k], c);
 }
 
+/*
+ * On an uplink of one pod, the only header read: its ethertype, and where
+ * it is a tag's, the classifier's word.
+ */
+static inline bool
+is_lldp(const uint8_t *frame, uint32_t len)
+{
+	uint16_t type = pc_load_be16(frame + ETH_HLEN - 2);
+	struct pc_frame_key key;
+
+	if (likely(type != PC_LLDP_ETHERTYPE && type != 0x8100 && type != 0x88a8 && type != 0x9100))
+		return false;
+	return pc_classify(frame, len, PC_DIR_UP, &key) == PC_CLASS_LLDP;
+}
+
+/* The uplink's one pod for every frame but the malformed and LLDP ones. */
+static void
+classify_only(const struct pc_table *t, int32_t only, struct rte_mbuf *const *pkts, uint16_t n,
+	      struct pc_burst_class *out)
+{
+	for (uint16_t i = 0; i < n && i < PC_PREFETCH_AHEAD; i++)
+		prefetch_frame(pkts[i]);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		if (i + PC_PREFETCH_AHEAD < n)
+			prefetch_frame(pkts[i + PC_PREFETCH_AHEAD]);
+		out->len[i] = len;
+		out->pod[i] = only;
+		if (unlikely(len > t->cfg.max_frame || len < ETH_HLEN || m->nb_segs != 1)) {
+			drop_as(out, i, PC_DROP_MALFORMED);
+		} else if (unlikely(is_lldp(rte_pktmbuf_mtod(m, const uint8_t *), len))) {
+			drop_as(out, i, PC_DROP_UNMAPPED);
+			out->lldp |= 1u << i;
+		}
+	}
+}
+
 void
 pc_burst_classify(const struct pc_table *t, unsigned u, enum pc_dir d, struct rte_mbuf *const *pkts,
 		  uint16_t n, struct pc_burst_class *out)
@@ -137,16 +182,10 @@ pc_burst_classify(const struct pc_table *t, unsigned u, enum pc_dir d, struct rt
 	int32_t only = t->uplinks[u].only_pod;
 	struct lookups lk;
 
+	out->lldp = 0;
 	if (only >= 0) {
-		/* the pod is the uplink's: no header is read beyond the mbuf's own fields */
-		for (uint16_t i = 0; i < n; i++) {
-			struct rte_mbuf *m = pkts[i];
-			uint32_t len = rte_pktmbuf_pkt_len(m);
-			out->len[i] = len;
-			out->pod[i] = only;
-			if (unlikely(len > t->cfg.max_frame || len < ETH_HLEN || m->nb_segs != 1))
-				drop_as(out, i, PC_DROP_MALFORMED);
-		}
+		/* the pod is the uplink's: of the header only the ethertype is read */
+		classify_only(t, only, pkts, n, out);
 		return;
 	}
 	lk.n4 = 0;

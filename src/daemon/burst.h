@@ -23,7 +23,9 @@ struct pc_burst_class {
 	int32_t pod[PC_BURST];  /* pod index, or -1: dropped for why[i] */
 	uint32_t len[PC_BURST]; /* frame length in bytes */
 	uint8_t why[PC_BURST];  /* enum pc_link_drop, when pod[i] < 0 */
+	uint32_t lldp;          /* bit i: frame i is LLDP (unmapped, for the control thread) */
 };
+_Static_assert(PC_BURST <= 32, "one bit of pc_burst_class.lldp per frame of a burst");
 
 /*
  * Classifies pkts[0..n) received on uplink u in direction d (n <= PC_BURST),
@@ -31,7 +33,9 @@ struct pc_burst_class {
  * shorter than an Ethernet header or in several segments is malformed; on an
  * uplink of one pod without prefixes every other frame is that pod's; else
  * the address on the pod side of the frame names the pod, which must belong
- * to u. Reads the frames, writes only *out.
+ * to u. An LLDP frame (shape/classify.h) is no pod's on either kind of
+ * uplink: unmapped, and marked in out->lldp. Reads the frames, writes only
+ * *out.
  */
 void pc_burst_classify(const struct pc_table *t, unsigned u, enum pc_dir d,
 		       struct rte_mbuf *const *pkts, uint16_t n, struct pc_burst_class *out);

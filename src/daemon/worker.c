@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The data path: receive a burst, classify it (burst.c), pass the bucket,
- * count, transmit.
+ * count, transmit; LLDP frames go to the control thread (lldp_rx.h), never
+ * across.
  * No locks, no allocation, no system calls per frame.
  */
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "burst.h"
 #include "dataplane.h"
+#include "lldp_rx.h"
 #include "log.h"
 
 #define PUBLISH_INTERVAL_MS 10
@@ -304,6 +306,33 @@ admit_rest(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_di
 }
 
 /*
+ * The LLDP frames of a burst: counted as unmapped, as any frame of no pod
+ * is, handed to the control thread (lldp_rx.h) and taken out of the burst,
+ * whose other frames keep their order. Returns how many are left.
+ */
+static uint16_t
+take_lldp(struct pc_worker *w, unsigned u, enum pc_dir d, struct rte_mbuf **pkts,
+	  struct pc_burst_class *c, uint16_t n)
+{
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (c->lldp & (1u << i)) {
+			count_link_drop(w, u, d, PC_DROP_UNMAPPED, c->len[i]);
+			pc_lldp_rx_offer(u, d, (unsigned)w->queue[u], pkts[i]);
+			continue;
+		}
+		pkts[k] = pkts[i];
+		c->pod[k] = c->pod[i];
+		c->len[k] = c->len[i];
+		c->why[k] = c->why[i];
+		k++;
+	}
+	c->lldp = 0;
+	return k;
+}
+
+/*
  * A burst classified as a whole, then admitted in arrival order, with every
  * bucket and counter line it will touch already loading: each run of one
  * pod's frames with one decision where it passes whole, and a burst that
@@ -317,6 +346,11 @@ admit_burst(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_d
 	uint16_t i, j = 0;
 
 	pc_burst_classify(t, u, d, pkts, n, &c);
+	if (unlikely(c.lldp != 0)) {
+		n = take_lldp(w, u, d, pkts, &c, n);
+		if (n == 0)
+			return;
+	}
 	pc_burst_prefetch(t, u, w, d, &c, n);
 	for (i = 0; i < n; i = j) {
 		j = run_end(&c, i, n);

@@ -428,6 +428,20 @@ class Gen:
         return self.cases
 
 
+def is_lldp(fr):
+    """Ethertype 0x88cc behind at most four tags: link-local, no pod's on any uplink."""
+    off = 12
+    for _ in range(5):
+        if len(fr) < off + 2:
+            return False
+        t = struct.unpack("!H", fr[off:off + 2])[0]
+        if t not in (ETH_VLAN, ETH_QINQ, ETH_QINQ_OLD):
+            return t == 0x88CC
+        off += 4
+    return False
+
+
 def as_sole_pod(cases, pod_id, max_frame):
     """The outcome of the same frames on an uplink of one pod without prefixes."""
-    return [(cls, fr, pod_id if 14 <= len(fr) <= max_frame else MALFORMED) for cls, fr, _ in cases]
+    return [(cls, fr, MALFORMED if not 14 <= len(fr) <= max_frame else
+             UNMAPPED if is_lldp(fr) else pod_id) for cls, fr, _ in cases]

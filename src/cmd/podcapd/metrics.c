@@ -17,6 +17,7 @@
 #include "daemon/clock_discipline.h"
 #include "daemon/control.h"
 #include "daemon/declared.h"
+#include "daemon/links.h"
 #include "metrics.h"
 #include "daemon/recorder.h"
 #include "daemon/timing.h"
@@ -433,6 +434,116 @@ process_families(struct text *t)
 	     __atomic_load_n(&watchdog_stopped, __ATOMIC_RELAXED) ? 1 : 0);
 }
 
+/*
+ * An LLDP text (shape/lldp.h: printable, backslashes doubled, \xNN) as a
+ * label value: backslash and double quote escaped once more; it has no
+ * line feed. out holds twice PC_LLDP_TEXT_LEN.
+ */
+static const char *
+lldp_label(char *out, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s != '\0'; s++) {
+		if (*s == '\\' || *s == '"')
+			out[o++] = '\\';
+		out[o++] = *s;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* The link of each port (links.h): up, speed, changes. */
+static void
+link_state_families(struct text *t, const struct pc_links_snapshot *s)
+{
+	char uplink[LABEL_LEN];
+
+	family(t, "podcap_link_up", "gauge",
+	       "1 while the port's link is up, per uplink and side (pod, fabric); read once a "
+	       "second and at a link-change interrupt.");
+	/* bytes, not bits: Prometheus's base unit, as podcap_cap_bytes_per_second */
+	family(t, "podcap_link_speed_bytes_per_second", "gauge",
+	       "The port's link speed as the driver reports it, in bytes per second (Mbit/s "
+	       "x 125000); 0 when down or unknown.");
+	family(t, "podcap_link_changes_total", "counter",
+	       "Changes of the port's link (up, down, speed, duplex) since podcapd started.");
+	for (unsigned u = 0; u < s->nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_link_state *l = &s->port[u][d].link;
+			const char *side = pc_links_side_name((enum pc_dir)d);
+			label_value(uplink, s->uplink[u]);
+			if (!l->known)
+				continue;
+			emit(t, "podcap_link_up{uplink=\"%s\",side=\"%s\"} %d\n", uplink, side,
+			     l->now.up ? 1 : 0);
+			emit(t,
+			     "podcap_link_speed_bytes_per_second{uplink=\"%s\",side=\"%s\"} %lu\n",
+			     uplink, side, (unsigned long)l->now.speed_mbps * 125000ul);
+			emit(t, "podcap_link_changes_total{uplink=\"%s\",side=\"%s\"} %lu\n",
+			     uplink, side, (unsigned long)l->changes);
+		}
+}
+
+/* Each port's LLDP neighbour and frames (links.h). */
+static void
+lldp_families(struct text *t, const struct pc_links_snapshot *s)
+{
+	char chassis[2 * PC_LLDP_TEXT_LEN], port[2 * PC_LLDP_TEXT_LEN], name[2 * PC_LLDP_TEXT_LEN],
+	    text[PC_LLDP_TEXT_LEN];
+	char uplink[LABEL_LEN];
+
+	family(t, "podcap_lldp_neighbor_info", "gauge",
+	       "The LLDP neighbour a port faces, while its TTL holds: the switch's chassis id, "
+	       "port id and system name as podcap renders them.");
+	for (unsigned u = 0; u < s->nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pc_lldp_neighbor *n = &s->port[u][d].neighbor;
+			if (!n->present)
+				continue;
+			lldp_label(chassis, pc_lldp_render_id(&n->lldp.chassis, false, text));
+			lldp_label(port, pc_lldp_render_id(&n->lldp.port, true, text));
+			lldp_label(name,
+				   pc_lldp_render_bytes(n->lldp.name, n->lldp.name_len, text));
+			emit(
+			    t,
+			    "podcap_lldp_neighbor_info{uplink=\"%s\",side=\"%s\",chassis_id=\"%s\","
+			    "port_id=\"%s\",system_name=\"%s\"} 1\n",
+			    label_value(uplink, s->uplink[u]), pc_links_side_name((enum pc_dir)d),
+			    chassis, port, name);
+		}
+	family(t, "podcap_lldp_frames_total", "counter",
+	       "LLDP frames a port received, by result: ok, malformed, rate_limited (beyond what "
+	       "is parsed a second), queue_full (more than the control thread's ring holds).");
+	for (unsigned u = 0; u < s->nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+			for (unsigned r = 0; r < PC_LLDP_RESULT_COUNT; r++)
+				emit(t,
+				     "podcap_lldp_frames_total{uplink=\"%s\",side=\"%s\",result=\"%"
+				     "s\"} %lu\n",
+				     label_value(uplink, s->uplink[u]),
+				     pc_links_side_name((enum pc_dir)d),
+				     pc_lldp_result_name((enum pc_lldp_result)r),
+				     (unsigned long)s->port[u][d].lldp[r]);
+}
+
+/* The links and neighbours: every family declared, with samples once podcapd observes. */
+static void
+links_families(struct text *t)
+{
+	struct pc_links_snapshot *s = calloc(1, sizeof(*s));
+
+	if (s == NULL) {
+		t->failed = 1;
+		return;
+	}
+	if (pc_links_snapshot(s) != 0)
+		s->nuplinks = 0;
+	link_state_families(t, s);
+	lldp_families(t, s);
+	free(s);
+}
+
 char *
 pc_metrics_text(void *ctx, size_t *len)
 {
@@ -483,6 +594,7 @@ pc_metrics_text(void *ctx, size_t *len)
 	witness_families(&t);
 	attest_families(&t, &rs);
 	clock_families(&t);
+	links_families(&t);
 	process_families(&t);
 
 	if (t.failed) {

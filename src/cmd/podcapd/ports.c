@@ -8,6 +8,7 @@
 #include <rte_mbuf.h>
 
 #include "eal.h"
+#include "daemon/lldp_rx.h"
 #include "daemon/log.h"
 #include "ports.h"
 
@@ -21,7 +22,8 @@ pc_ports_mbufs(const struct pc_config *cfg)
 
 	for (unsigned u = 0; u < cfg->nuplinks; u++)
 		queues += cfg->uplinks[u].workers;
-	return queues * 2 * (RX_DESC + TX_DESC);
+	/* and what the LLDP rings of each port and queue hold for the control thread */
+	return queues * 2 * (RX_DESC + TX_DESC + PC_LLDP_RING_SLOTS);
 }
 
 /*
@@ -75,6 +77,9 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 	rc = queues_conf(port, what, &info, nq, &conf);
 	if (rc != 0)
 		return rc;
+	/* a link change is read at once where the driver interrupts for it (links.c) */
+	if (info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
+		conf.intr_conf.lsc = 1;
 	rc = rte_eth_dev_configure(port, nq, rx_only ? 0 : nq, &conf);
 	if (rc == -EINVAL && conf.rxmode.mtu != 0) {
 		/* the device takes smaller frames than max_frame: it cannot receive larger ones either */

@@ -21,6 +21,7 @@
 
 #include "daemon/control.h"
 #include "daemon/dataplane.h"
+#include "daemon/links.h"
 #include "daemon/log.h"
 #include "metrics.h"
 #include "witnesses.h"
@@ -168,7 +169,8 @@ watchdog_check(void)
 
 /*
  * Sleeps until `deadline_ns` on `now`'s clock, a signal or the signer's
- * end, in short slices, checking the watchdog between them.
+ * end, in short slices, checking the watchdog and the links (links.h)
+ * between them.
  */
 static void
 sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
@@ -176,6 +178,7 @@ sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 	while (!pc_signals_stop() && !pc_signals_reload() && !signer_check() &&
 	       !declaration_check()) {
 		watchdog_check();
+		pc_links_poll();
 		uint64_t now = now_ns();
 		if (now >= deadline_ns)
 			return;
@@ -517,7 +520,7 @@ pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	pc_dp.pool = create_pool(cfg);
 	if (pc_dp.pool == NULL)
 		goto out;
-	if (pc_ports_start(cfg, pc_dp.pool, ports) != 0)
+	if (pc_ports_start(cfg, pc_dp.pool, ports) != 0 || pc_links_start(cfg, cports) != 0)
 		goto out_ports;
 	/* the table takes the pod map over: cfg is empty after this */
 	struct pc_table *t = pc_table_create(cfg, cports, pc_dp.nworkers, pc_dp.hz, 0);
@@ -526,6 +529,7 @@ pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	if (t != NULL)
 		status = serve(path, t, cports, 1, signer, tls, covered_ns);
 out_ports:
+	pc_links_stop();
 	pc_ports_stop(nuplinks, cports);
 out:
 	for (unsigned i = 0; i < pc_dp.nworkers; i++)
