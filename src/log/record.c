@@ -103,6 +103,17 @@ stray_check(const struct pc_record *r, const struct rec_type *t, struct pc_error
 	return 0;
 }
 
+/* The fields every type has, as type t has them. */
+static int
+common_check(const struct pc_record *r, const struct rec_type *t, struct pc_error *err)
+{
+	if (!pc_id_valid(r->appliance_id))
+		return pc_error_set(err, "appliance id is not [A-Za-z0-9._-]{1,63}");
+	if (window_check(r, t, err) < 0 || blocks_check(r, t, err) < 0)
+		return -1;
+	return 0;
+}
+
 /*
  * Everything a well-formed record satisfies beyond its byte layout: the
  * common fields first, then the type's own, so the first fault of a
@@ -115,11 +126,7 @@ record_check(const struct pc_record *r, struct pc_error *err)
 
 	if (t == NULL)
 		return pc_error_set(err, "unknown record type");
-	if (stray_check(r, t, err) < 0)
-		return -1;
-	if (!pc_id_valid(r->appliance_id))
-		return pc_error_set(err, "appliance id is not [A-Za-z0-9._-]{1,63}");
-	if (window_check(r, t, err) < 0 || blocks_check(r, t, err) < 0)
+	if (stray_check(r, t, err) < 0 || common_check(r, t, err) < 0)
 		return -1;
 	return t->tail != NULL ? t->tail->check(r, err) : 0;
 }
@@ -320,34 +327,68 @@ get_common(struct rec_rd *r, struct pc_record *rec)
 	get_links(r, rec);
 }
 
-int
-pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct pc_error *err)
+/* The length, the version and the type; the type's entry, NULL when unknown. */
+static const struct rec_type *
+get_head(struct rec_rd *r, struct pc_record *rec)
 {
-	struct rec_rd r = { .p = buf, .len = len, .off = 0, .why = NULL };
-	const struct rec_type *t;
+	if (r->len > PC_RECORD_MAX) {
+		r->why = "record is longer than PC_RECORD_MAX";
+		return NULL;
+	}
+	uint8_t version = rec_get_u8(r);
+	if (r->why == NULL && version != REC_VERSION) {
+		r->why = "unknown record format version";
+		return NULL;
+	}
+	rec->type = rec_get_u8(r);
+	return rec_type_of(rec->type);
+}
 
-	memset(rec, 0, sizeof(*rec));
-	if (len > PC_RECORD_MAX)
-		return pc_error_set(err, "record is longer than PC_RECORD_MAX");
-	uint8_t version = rec_get_u8(&r);
-	if (r.why == NULL && version != REC_VERSION)
-		return pc_error_set(err, "unknown record format version");
-	rec->type = rec_get_u8(&r);
-	t = rec_type_of(rec->type);
-	if (r.why == NULL && t == NULL)
-		return pc_error_set(err, "unknown record type");
-	get_common(&r, rec);
-	if (t != NULL && t->tail != NULL)
-		t->tail->get(&r, rec);
-	if (r.why == NULL && r.off != len)
-		r.why = "trailing bytes after the record";
-	if (r.why != NULL)
-		pc_error_set(err, "%s", r.why);
-	if (r.why != NULL || record_check(rec, err) < 0) {
+/* The end of a decoding: 0, or -1 with err and nothing left allocated. */
+static int
+decoded(struct rec_rd *r, struct pc_record *rec, const struct rec_type *t, struct pc_error *err)
+{
+	if (r->why != NULL)
+		pc_error_set(err, "%s", r->why);
+	if (r->why != NULL ||
+	    (t == &rec_type_unknown ? common_check(rec, t, err) : record_check(rec, err)) < 0) {
 		pc_record_free(rec);
 		return -1;
 	}
 	return 0;
+}
+
+int
+pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *rec, struct pc_error *err)
+{
+	struct rec_rd r = { .p = buf, .len = len, .off = 0, .why = NULL };
+
+	memset(rec, 0, sizeof(*rec));
+	const struct rec_type *t = get_head(&r, rec);
+	if (t == NULL)
+		return pc_error_set(err, "%s", r.why != NULL ? r.why : "unknown record type");
+	get_common(&r, rec);
+	if (t->tail != NULL)
+		t->tail->get(&r, rec);
+	if (r.why == NULL && r.off != len)
+		r.why = "trailing bytes after the record";
+	return decoded(&r, rec, t, err);
+}
+
+int
+pc_record_decode_unknown(const uint8_t *buf, size_t len, struct pc_record *rec,
+			 struct pc_error *err)
+{
+	struct rec_rd r = { .p = buf, .len = len, .off = 0, .why = NULL };
+
+	memset(rec, 0, sizeof(*rec));
+	if (get_head(&r, rec) != NULL)
+		return pc_error_set(err, "record type %u is one this version knows", rec->type);
+	if (r.why != NULL)
+		return pc_error_set(err, "%s", r.why);
+	/* what follows the links is the type's own: this version cannot say what it holds */
+	get_common(&r, rec);
+	return decoded(&r, rec, &rec_type_unknown, err);
 }
 
 void

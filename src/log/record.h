@@ -131,6 +131,19 @@ size_t pc_record_encode(const struct pc_record *r, uint8_t *buf, size_t len);
 int pc_record_decode(const uint8_t *buf, size_t len, struct pc_record *r, struct pc_error *err);
 void pc_record_free(struct pc_record *r);
 
+/*
+ * A record of a type this version does not know, a later podcapd's
+ * (docs/log-format.md, "Types added later"): pc_record_decode() refuses it
+ * as an unknown type, and this says whether it is nonetheless a record of
+ * version 1 as every type's is. 0 when it is: its common fields, pods and
+ * links decoded and checked into r as any type's are (free with
+ * pc_record_free()), the bytes after its links, its own fields, left
+ * unread. -1 with err for a type this version knows, or a record that
+ * version 1 does not frame.
+ */
+int pc_record_decode_unknown(const uint8_t *buf, size_t len, struct pc_record *r,
+			     struct pc_error *err);
+
 /* record_attest.c: an ATTEST record's own fields, checked and sized as record.c does. */
 int pc_record_attest_check(const struct pc_record_attest *a, struct pc_error *err);
 size_t pc_record_attest_size(const struct pc_record_attest *a);

@@ -149,6 +149,7 @@ struct rec_tail {
 enum rec_count {
 	REC_COUNT_ZERO, /* it covers no window: 0 */
 	REC_COUNT_SOME, /* it covers windows: at least 1 */
+	REC_COUNT_ANY,  /* a type this version does not know: its own rule */
 };
 
 /* One record type: all that record.c needs to know of it. */
@@ -163,6 +164,8 @@ struct rec_type {
 
 /* The type's entry in record_types.c, NULL for a type this version does not know. */
 const struct rec_type *rec_type_of(uint8_t type);
+/* What version 1 says of every type, also of those added after this version (record.h). */
+extern const struct rec_type rec_type_unknown;
 /* Every type's tail, for the checks that no other type's fields are set. */
 extern const struct rec_tail *const rec_tails[];
 extern const size_t rec_ntails;

@@ -28,6 +28,20 @@ static const struct rec_type types[] = {
 			     .tail = &rec_declare_tail },
 };
 
+/*
+ * A type added after this version: version 1 frames it as it does every
+ * type, so its common fields and blocks are read and checked as theirs are;
+ * whatever window count and blocks it carries are its own rule, and the
+ * bytes after its links its own fields.
+ */
+const struct rec_type rec_type_unknown = {
+	.name = "unknown",
+	.count = REC_COUNT_ANY,
+	.max_pods = PC_MAX_PODS,
+	.max_links = PC_MAX_UPLINKS,
+	.counters = true,
+};
+
 const struct rec_tail *const rec_tails[] = {
 	&rec_clock_tail,
 	&rec_attest_tail,

@@ -91,6 +91,10 @@ def config():
 def record():
     for i, r in enumerate(vector_records()):
         write("record", "vector-%02d" % i, r)
+    # a later type (docs/log-format.md, "Types added later"): the STOP's
+    # common fields under type 200, then 8 bytes of that type's own
+    stop = next(r for r in vector_records() if r[1] == 5)
+    write("record", "later-type", stop[:1] + b"\xc8" + stop[2:] + bytes([0, 0, 0, 1, 0, 0, 0, 2]))
 
 
 def note():

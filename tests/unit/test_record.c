@@ -484,6 +484,79 @@ test_clock_record(void **state)
 	expect_refused(out, n, "record is truncated");
 }
 
+/*
+ * A type added after this version (docs/log-format.md, "Types added
+ * later"), framed as version 1 frames every type: pc_record_decode()
+ * refuses it as unknown, pc_record_decode_unknown() reads its common fields
+ * and blocks as strictly as any type's and leaves its own fields unread.
+ */
+static void
+test_unknown_type(void **state)
+{
+	uint8_t rec[512], t[512];
+	struct pc_record d;
+	struct pc_error why;
+
+	(void)state;
+	size_t n = sample_window(rec, sizeof(rec));
+	memcpy(t, rec, n);
+	t[OFF_TYPE] = 200;
+	memcpy(t + n, "own", 3); /* its own fields, after the links */
+	expect_refused(t, n + 3, "unknown record type");
+	assert_int_equal(pc_record_decode_unknown(t, n + 3, &d, &why), 0);
+	assert_int_equal(d.type, 200);
+	assert_string_equal(pc_record_type_name(d.type), "unknown");
+	assert_string_equal(d.appliance_id, "app1");
+	assert_true(d.window_start_ns == 120000000000ULL && d.window_len_ns == 60000000000ULL);
+	assert_true(d.window_count == 1);
+	assert_int_equal(d.npods, 1);
+	assert_string_equal(d.pods[0].id, "pod-a");
+	assert_true(d.pods[0].dir[PC_DIR_UP].pass_bytes == 77);
+	assert_int_equal(d.nlinks, 1);
+	assert_string_equal(d.links[0].name, "up0");
+	pc_record_free(&d);
+	assert_null(d.pods);
+	assert_null(d.links);
+	/* fields of its own or none, and any window count: those are its rules */
+	t[OFF_WCOUNT + 7] = 0;
+	assert_int_equal(pc_record_decode_unknown(t, n, &d, &why), 0);
+	pc_record_free(&d);
+	/* a cut inside the common fields or blocks is refused, and leaves nothing allocated */
+	for (size_t len = 0; len < n; len++) {
+		why.msg[0] = '\0';
+		assert_int_equal(pc_record_decode_unknown(t, len, &d, &why), -1);
+		assert_true(why.msg[0] != '\0');
+		assert_null(d.pods);
+		assert_null(d.links);
+	}
+	/* its common fields and blocks are held to what every type's are */
+#define UNKNOWN_REFUSED(off, val, want)                                         \
+	do {                                                                    \
+		memcpy(t, rec, n);                                              \
+		t[OFF_TYPE] = 200;                                              \
+		t[(off)] = (uint8_t)(val);                                      \
+		assert_int_equal(pc_record_decode_unknown(t, n, &d, &why), -1); \
+		assert_string_equal(why.msg, (want));                           \
+	} while (0)
+	UNKNOWN_REFUSED(OFF_APP + 1, '/', "appliance id is not [A-Za-z0-9._-]{1,63}");
+	UNKNOWN_REFUSED(OFF_WSTART + 7, 1, "window start is not a multiple of the window length");
+	UNKNOWN_REFUSED(OFF_WCOUNT, 0x40, "windows run past the end of time");
+	UNKNOWN_REFUSED(OFF_MODE, 4, "unknown pod mode bits");
+	UNKNOWN_REFUSED(OFF_NPODS, 0xff, "more pods than PC_MAX_PODS");
+	UNKNOWN_REFUSED(OFF_LINK_NAME, '*', "link name is not [A-Za-z0-9._-]{1,63}");
+	UNKNOWN_REFUSED(OFF_VERSION, 2, "unknown record format version");
+#undef UNKNOWN_REFUSED
+	/* a type this version knows is pc_record_decode()'s, even with bytes after its links */
+	memcpy(t, rec, n);
+	t[n] = 0;
+	assert_int_equal(pc_record_decode_unknown(t, n + 1, &d, &why), -1);
+	assert_string_equal(why.msg, "record type 2 is one this version knows");
+	assert_null(d.pods);
+	/* and podcapd never writes a type it does not know */
+	struct pc_record u = { .type = 200, .appliance_id = "app1", .window_len_ns = 10 };
+	assert_int_equal(pc_record_encode(&u, t, sizeof(t)), 0);
+}
+
 /* The largest record the pod map allows fits in PC_RECORD_MAX. */
 static void
 test_largest_record_fits(void **state)
@@ -568,6 +641,7 @@ main(void)
 		cmocka_unit_test(test_layout_and_bad_fields),
 		cmocka_unit_test(test_type_rules),
 		cmocka_unit_test(test_clock_record),
+		cmocka_unit_test(test_unknown_type),
 		cmocka_unit_test(test_largest_record_fits),
 		cmocka_unit_test(test_random_mutations),
 		cmocka_unit_test(test_type_names),
