@@ -138,6 +138,17 @@ expect 0 gen --out "$tmp/noclock" --no-clock-record
 expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/noclock"
 last_line_starts "FAILED: sequence: record 13 (window, 2024-01-01T00:14:00Z): the windows from 2024-01-01T00:12:00Z to 2024-01-01T00:14:00Z were not logged"
 
+# a type a later podcapd might add: the tree and signature verify, the
+# record is named as one this verifier cannot check, not as damage, and
+# the records after it are checked as before
+expect 0 gen --out "$tmp/later" --later-type
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/later" --pod-map "$V/podmap.yaml"
+last_line_starts "FAILED: decode: record 14 (unknown, 2024-01-01T00:14:00Z): record type 200 is not one this podcap-verify knows: its bytes are in the signed tree, what it says is not checked"
+grep -qx "failures: 1 (decode 1)" "$tmp/out" || { cat "$tmp/out" >&2; fail "a later type's record is not the one failure"; }
+expect 1 "$VERIFY" --key "$V/vector.pub" --ledger "$tmp/later" --json
+grep -q '"type": "unknown", "time": "2024-01-01T00:14:00Z", "message": "record type 200 is not one' "$tmp/out" ||
+	{ cat "$tmp/out" >&2; fail "the JSON report does not name the later type's record"; }
+
 # another key with the same name
 expect 1 "$VERIFY" --key "$V/other.pub" --ledger "$V/ledger"
 last_line_starts "FAILED: signature: checkpoint of log 'podcap/vector-1': no signature by key"

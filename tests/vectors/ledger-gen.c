@@ -5,7 +5,7 @@
  *
  *   podcap-ledger-gen --key KEY --pod-map FILE --out DIR [--reload-map FILE] [--over-cap]
  *                     [--records N] [--no-clock-record] [--windows N]
- *                     [--note-at N FILE]
+ *                     [--note-at N FILE] [--later-type]
  *
  * Every value is a function of the pod map and the window index (fixed
  * times from 2024-01-01T00:00:00Z, fixed build id), and Ed25519 signatures
@@ -25,6 +25,11 @@
  * FILE the signed checkpoint of the first N records, as a verifier that
  * checked the log at that size keeps it (podcap-verify --state), so that
  * one log serves both a full and an incremental verification.
+ *
+ * --later-type puts before the last WINDOW a record of type 200, which
+ * this version does not know, framed as version 1 frames every type (the
+ * common fields, no blocks, then 8 bytes of its own): what a later podcapd
+ * would write, for the verifier's finding on a type it cannot check.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,6 +59,7 @@ struct gen {
 	uint8_t build_id[32];
 	bool over_cap;
 	bool no_clock;
+	bool later_type;
 	uint64_t limit;                  /* records to write */
 	uint64_t windows;                /* --windows: a long log of this many windows */
 	uint64_t note_at;                /* --note-at: records under the earlier checkpoint */
@@ -66,9 +72,10 @@ struct gen {
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: podcap-ledger-gen --key KEY --pod-map FILE --out DIR "
+	fprintf(f,
+		"usage: podcap-ledger-gen --key KEY --pod-map FILE --out DIR "
 		"[--reload-map FILE] [--over-cap] [--records N] [--no-clock-record]\n"
-		"                         [--windows N] [--note-at N FILE]\n");
+		"                         [--windows N] [--note-at N FILE] [--later-type]\n");
 }
 
 static uint64_t
@@ -92,6 +99,19 @@ base_record(const struct gen *g, struct pc_record *r, uint8_t type, uint64_t w, 
 
 static int write_note(const struct gen *g, const char *path);
 
+/* The record of n bytes in g->buf goes into the ledger. */
+static int
+append(struct gen *g, size_t n)
+{
+	if (pc_ledger_append(g->l, g->buf, n) < 0) {
+		fprintf(stderr, "podcap-ledger-gen: append: %s\n", strerror(errno));
+		return -1;
+	}
+	if (g->note_path != NULL && pc_ledger_size(g->l) == g->note_at)
+		return write_note(g, g->note_path);
+	return 0;
+}
+
 static int
 put(struct gen *g, const struct pc_record *r)
 {
@@ -104,13 +124,25 @@ put(struct gen *g, const struct pc_record *r)
 			pc_record_type_name(r->type));
 		return -1;
 	}
-	if (pc_ledger_append(g->l, g->buf, n) < 0) {
-		fprintf(stderr, "podcap-ledger-gen: append: %s\n", strerror(errno));
+	return append(g, n);
+}
+
+/* --later-type: a STOP's common fields under type 200, and 8 bytes of that type's own. */
+static int
+put_later_type(struct gen *g, uint64_t w, uint64_t at_ns)
+{
+	static const uint8_t own[8] = { 0, 0, 0, 1, 0, 0, 0, 2 };
+	struct pc_record r;
+
+	base_record(g, &r, PC_REC_STOP, w, at_ns);
+	size_t n = pc_record_encode(&r, g->buf, PC_RECORD_MAX - sizeof(own));
+	if (pc_ledger_size(g->l) >= g->limit)
+		return 0;
+	if (n == 0)
 		return -1;
-	}
-	if (g->note_path != NULL && pc_ledger_size(g->l) == g->note_at)
-		return write_note(g, g->note_path);
-	return 0;
+	g->buf[1] = 200;
+	memcpy(g->buf + n, own, sizeof(own));
+	return append(g, n + sizeof(own));
 }
 
 /* Share of the cap-window (in percent) pod p passes in window w, direction d. */
@@ -334,6 +366,8 @@ write_log(struct gen *g, const struct pc_config *first, const struct pc_config *
 	r.step_ns = (int64_t)(120 * 1000 * MS + 400 * MS);
 	if (!g->no_clock)
 		rc |= put(g, &r);
+	if (g->later_type)
+		rc |= put_later_type(g, 14, window_start(g, 14) + 160 * MS);
 	rc |= put_window(g, 14);
 	return rc ? -1 : 0;
 }
@@ -365,6 +399,7 @@ main(int argc, char **argv)
 		{ "no-clock-record", no_argument, NULL, 'C' },
 		{ "windows", required_argument, NULL, 'w' },
 		{ "note-at", required_argument, NULL, 'a' },
+		{ "later-type", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -395,6 +430,9 @@ main(int argc, char **argv)
 			break;
 		case 'C':
 			g.no_clock = true;
+			break;
+		case 'L':
+			g.later_type = true;
 			break;
 		case 'n':
 			errno = 0;
