@@ -96,7 +96,7 @@ get_seed(const char *hex, const char *file, uint8_t seed[PC_ASSIGN_SEED_LEN])
 }
 
 int
-pc_audit_commit(int argc, char **argv)
+audit_commit(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "seed", required_argument, NULL, 's' },
@@ -114,10 +114,10 @@ pc_audit_commit(int argc, char **argv)
 		else if (o == 'f')
 			file = optarg;
 		else
-			return pc_audit_usage("commit takes --seed or --seed-file");
+			return audit_usage("commit takes --seed or --seed-file");
 	}
 	if (optind != argc)
-		return pc_audit_usage("commit takes no pod map");
+		return audit_usage("commit takes no pod map");
 	if (get_seed(hex, file, seed) != 0)
 		return EXIT_FAILURE;
 	pc_assign_commitment(seed, c);
@@ -183,17 +183,15 @@ parse(int argc, char **argv, struct assign_args *a)
 			a->rules.max_per_uplink = (unsigned)strtoul(optarg, &end, 10);
 			if (errno != 0 || *end != '\0' || optarg[0] == '-' ||
 			    a->rules.max_per_uplink == 0)
-				return pc_audit_usage(
-				    "--max-pods-per-uplink is a number, at least 1");
+				return audit_usage("--max-pods-per-uplink is a number, at least 1");
 			break;
 		default:
-			return pc_audit_usage(NULL);
+			return audit_usage(NULL);
 		}
 	}
 	if (optind != argc || a->pods == NULL || a->uplinks == NULL || a->template == NULL ||
 	    a->out == NULL)
-		return pc_audit_usage(
-		    "assign takes --pods, --uplinks, a seed, --template and --out");
+		return audit_usage("assign takes --pods, --uplinks, a seed, --template and --out");
 	return 0;
 }
 
@@ -492,7 +490,7 @@ out:
 }
 
 int
-pc_audit_assign(int argc, char **argv)
+audit_assign(int argc, char **argv)
 {
 	struct assign_args a = { 0 };
 	uint8_t seed[PC_ASSIGN_SEED_LEN];

@@ -95,7 +95,7 @@ fail(const struct pc_error *err)
 }
 
 int
-pc_audit_usage(const char *msg)
+audit_usage(const char *msg)
 {
 	if (msg != NULL)
 		fprintf(stderr, "podcap-audit: %s\n", msg);
@@ -147,15 +147,15 @@ parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'a':
 			if (a->nkeys == PC_DECL_MAX_KEYS)
-				return pc_audit_usage("too many --auditor-key");
+				return audit_usage("too many --auditor-key");
 			a->auditor_keys[a->nkeys++] = optarg;
 			break;
 		default:
-			return pc_audit_usage(NULL);
+			return audit_usage(NULL);
 		}
 	}
 	if (optind + 1 != argc)
-		return pc_audit_usage("give exactly one pod map");
+		return audit_usage("give exactly one pod map");
 	a->map = argv[optind];
 	return 0;
 }
@@ -267,7 +267,7 @@ cmd_sign(const struct args *a)
 
 	if (a->key == NULL || a->not_before == NULL || a->not_after == NULL || a->nkeys || a->sig ||
 	    a->at)
-		return pc_audit_usage("sign takes MAP, --key, --not-before, --not-after and --out");
+		return audit_usage("sign takes MAP, --key, --not-before, --not-after and --out");
 	if (parse_time("--not-before", a->not_before, &d.not_before_ns) != 0 ||
 	    parse_time("--not-after", a->not_after, &d.not_after_ns) != 0 ||
 	    load_map(a->map, &cfg, d.podmap_digest) != 0)
@@ -275,7 +275,7 @@ cmd_sign(const struct args *a)
 	snprintf(d.appliance_id, sizeof(d.appliance_id), "%s", cfg.appliance_id);
 	pc_config_free(&cfg);
 	if (a->out == NULL && pc_declaration_path(a->map, path, sizeof(path)) != 0)
-		return pc_audit_usage("the map's path is too long");
+		return audit_usage("the map's path is too long");
 	k = pc_signer_key_load(a->key, &err);
 	if (k == NULL)
 		return fail(&err);
@@ -311,7 +311,7 @@ cmd_verify(const struct args *a)
 	long n;
 
 	if (a->nkeys == 0 || a->key || a->out || a->not_before || a->not_after)
-		return pc_audit_usage("verify takes MAP, --auditor-key, --sig and --at");
+		return audit_usage("verify takes MAP, --auditor-key, --sig and --at");
 	for (size_t i = 0; i < a->nkeys; i++) {
 		if (pc_verifier_key_load(a->auditor_keys[i], &keys[i], &err) != 0)
 			return fail(&err);
@@ -319,7 +319,7 @@ cmd_verify(const struct args *a)
 	if ((a->at && parse_time("--at", a->at, &at) != 0) || load_map(a->map, &cfg, digest) != 0)
 		return EXIT_FAILURE;
 	if (a->sig == NULL && pc_declaration_path(a->map, path, sizeof(path)) != 0)
-		return pc_audit_usage("the map's path is too long");
+		return audit_usage("the map's path is too long");
 	const char *sig = a->sig ? a->sig : path;
 	n = pc_declaration_read(sig, note, &err);
 	if (n < 0 || pc_declaration_open(note, (size_t)n, keys, a->nkeys, &d, &which, &err) != 0 ||
@@ -353,21 +353,21 @@ main(int argc, char **argv)
 		return fail(&err);
 	}
 	if (argc < 2)
-		return pc_audit_usage(NULL);
+		return audit_usage(NULL);
 	if (sodium_init() < 0) {
 		fprintf(stderr, "podcap-audit: libsodium failed to initialise\n");
 		return EXIT_FAILURE;
 	}
 	cmd = argv[1];
 	if (strcmp(cmd, "assign") == 0)
-		return pc_audit_assign(argc - 1, argv + 1);
+		return audit_assign(argc - 1, argv + 1);
 	if (strcmp(cmd, "commit") == 0)
-		return pc_audit_commit(argc - 1, argv + 1);
+		return audit_commit(argc - 1, argv + 1);
 	if (parse_args(argc - 1, argv + 1, &a) != 0)
 		return EXIT_USAGE;
 	if (strcmp(cmd, "sign") == 0)
 		return cmd_sign(&a);
 	if (strcmp(cmd, "verify") == 0)
 		return cmd_verify(&a);
-	return pc_audit_usage("the command is sign, verify, assign or commit");
+	return audit_usage("the command is sign, verify, assign or commit");
 }
