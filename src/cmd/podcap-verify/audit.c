@@ -134,7 +134,7 @@ parse_inputs(struct draw *d, char *pt, char *ut, char *ct)
 }
 
 void
-pcv_load_assignment(struct pc_verify *v, const char *dir, const struct pc_verifier_key *key)
+vf_load_assignment(struct pc_verify *v, const char *dir, const struct pc_verifier_key *key)
 {
 	static uint8_t digests[MAX_SEEDS][PC_DIGEST_LEN];
 	static char labels[MAX_SEEDS][PC_PATH_LEN];
@@ -185,8 +185,8 @@ sig_entry(const struct dirent *e)
 
 /* The auditor keys and every declaration (*.sig) in dir, given to v. */
 void
-pcv_load_auditing(struct pc_verify *v, const char *dir, const char *const *key_files, size_t nkeys,
-		  uint64_t max_age_ns)
+vf_load_auditing(struct pc_verify *v, const char *dir, const char *const *key_files, size_t nkeys,
+		 uint64_t max_age_ns)
 {
 	static struct pc_verify_declaration decls[MAX_DECLARATIONS];
 	struct pc_verifier_key keys[PC_DECL_MAX_KEYS];

@@ -419,7 +419,7 @@ print_html(const char *path, struct run *const *order, size_t n, size_t nfailed)
 }
 
 int
-pc_fleet_main(int argc, char **argv, int (*verify_main)(int, char **))
+vf_fleet_main(int argc, char **argv, int (*verify_main)(int, char **))
 {
 	struct fleet_opts o = { 0 };
 	struct pc_fleet fl;

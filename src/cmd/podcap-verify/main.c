@@ -123,7 +123,7 @@ struct opts {
 	const char *assignment;  /* --assignment DIR: the draw's inputs and revealed seeds */
 	struct pc_witness_policy witness; /* --witness, --witness-quorum, --max-witness-delay */
 	const char *attest;               /* --attest: the attestation policy file */
-	struct pc_tap_opts taps;
+	struct vf_taps taps;
 };
 
 static void
@@ -225,7 +225,7 @@ on_data(char *data, size_t size, size_t n, void *arg)
 }
 
 /* --ca, --pin, --cert, --cert-key: for every URL fetched (cmd/podcap-verify/tls.h) */
-static struct pc_verify_tls tls_opts;
+static struct vf_tls tls_opts;
 static char curl_err[CURL_ERROR_SIZE];
 
 /* GETs base + path; the body on 200, exits 2 otherwise. */
@@ -246,7 +246,7 @@ http_get(CURL *curl, const char *base, const char *path, struct body *b)
 		die_io("%s: response larger than %zu bytes", url, MAX_BODY);
 	if (rc != CURLE_OK) {
 		char why[CURL_ERROR_SIZE + 256];
-		pc_verify_tls_reason(rc, curl_err, why, sizeof(why));
+		vf_tls_reason(rc, curl_err, why, sizeof(why));
 		die_io("%s: %s", url, why);
 	}
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
@@ -271,7 +271,7 @@ http_open(void)
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 600L);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_USERAGENT, "podcap-verify");
-	pc_verify_tls_apply(curl, &tls_opts, curl_err);
+	vf_tls_apply(curl, &tls_opts, curl_err);
 	return curl;
 }
 
@@ -310,7 +310,7 @@ verify_url(struct pc_verify *v, const char *url_arg, const char *cp, size_t cp_l
 				uint32_t len = pc_load_be32(b.p + off);
 				if (len > PC_RECORD_MAX || b.len - off - 4 < len)
 					die_io("%s%s: malformed response", base, path);
-				take_record(v, b.p + off + 4, len, NULL);
+				vf_take_record(v, b.p + off + 4, len, NULL);
 				off += 4 + (size_t)len;
 			}
 			if (got == 0)
@@ -375,7 +375,7 @@ verify_ledger(struct pc_verify *v, const char *dir, const char *cp, size_t cp_le
 			if (len < 0)
 				die_io("%s: record %" PRIu64 ": %s", dir, i, strerror(errno));
 			bool stored = pc_ledger_leaf(l, i, leaf) == 0;
-			take_record(v, buf, (size_t)len, stored ? leaf : NULL);
+			vf_take_record(v, buf, (size_t)len, stored ? leaf : NULL);
 		}
 		free(buf);
 	}
@@ -599,8 +599,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "witness-quorum", required_argument, NULL, 'Q' },
 		{ "max-witness-delay", required_argument, NULL, 'D' },
 		{ "attest", required_argument, NULL, 'T' },
-		PC_TAP_OPTIONS,
-		PC_VERIFY_TLS_OPTIONS,
+		VF_TAP_OPTIONS,
+		VF_TLS_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -613,7 +613,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->witness.max_delay_ns = PC_VERIFY_WITNESS_DELAY_NS;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (policy_arg(c, optarg, &o->policy) || witness_arg(c, optarg, &o->witness) ||
-		    pc_tap_arg(c, optarg, &o->taps) || pc_verify_tls_arg(c, optarg, &tls_opts))
+		    vf_tap_arg(c, optarg, &o->taps) || vf_tls_arg(c, optarg, &tls_opts))
 			continue;
 		switch (c) {
 		case 'k':
@@ -683,7 +683,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			exit(2);
 		}
 	}
-	pc_verify_tls_check(&tls_opts);
+	vf_tls_check(&tls_opts);
 	if (optind != argc || o->key == NULL || (o->url == NULL) == (o->ledger == NULL)) {
 		usage(stderr);
 		exit(2);
@@ -836,19 +836,19 @@ verify_main(int argc, char **argv)
 		load_maps(&maps, o.pod_maps[i]);
 	static const struct pc_config *mine[MAX_MAPS];
 	struct pc_verify *v =
-	    pc_verify_new_maps(&key, mine, pc_taps_maps_for(&o.taps, &key, maps.ptr, maps.n, mine));
+	    pc_verify_new_maps(&key, mine, vf_taps_maps_for(&o.taps, &key, maps.ptr, maps.n, mine));
 	if (v == NULL)
 		die_io("out of memory");
 	pc_verify_set_policy(v, &o.policy);
 	if ((o.html != NULL || o.indicators) && pc_verify_keep_series(v, o.model_bytes) < 0)
 		die_io("out of memory");
 	if (o.decl_dir != NULL)
-		pcv_load_auditing(v, o.decl_dir, o.auditor_keys, o.nauditor_keys, o.max_map_age_ns);
+		vf_load_auditing(v, o.decl_dir, o.auditor_keys, o.nauditor_keys, o.max_map_age_ns);
 	if (o.assignment != NULL)
-		pcv_load_assignment(v, o.assignment, &key);
+		vf_load_assignment(v, o.assignment, &key);
 	if (o.attest != NULL)
 		set_attest(v, o.attest);
-	pc_taps_begin(&o.taps, maps.ptr, maps.n, o.json);
+	vf_taps_begin(&o.taps, maps.ptr, maps.n, o.json);
 	if (o.state != NULL) {
 		size_t state_len = 0;
 		char *state = read_file(o.state, &state_len);
@@ -902,7 +902,7 @@ verify_main(int argc, char **argv)
 	}
 	pc_verify_free(v);
 	if (o.taps.n > 0)
-		rc = pc_taps_run(&o.taps, rc, &o.policy, read_tap);
+		rc = vf_taps_run(&o.taps, rc, &o.policy, read_tap);
 	if (o.taps.html != NULL)
 		close_html(o.html, o.taps.html);
 	for (size_t i = 0; i < maps.n; i++)
@@ -922,6 +922,6 @@ main(int argc, char **argv)
 #endif
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--fleet") == 0)
-			return pc_fleet_main(argc, argv, verify_main);
+			return vf_fleet_main(argc, argv, verify_main);
 	return verify_main(argc, argv);
 }

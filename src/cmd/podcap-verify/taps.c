@@ -27,7 +27,7 @@ fail(int status, const char *what, const char *arg, const char *why)
 }
 
 bool
-pc_tap_arg(int c, const char *arg, struct pc_tap_opts *o)
+vf_tap_arg(int c, const char *arg, struct vf_taps *o)
 {
 	struct pc_error err;
 
@@ -59,7 +59,7 @@ pc_tap_arg(int c, const char *arg, struct pc_tap_opts *o)
 }
 
 void
-pc_taps_begin(struct pc_tap_opts *o, const struct pc_config *const *maps, size_t nmaps, bool json)
+vf_taps_begin(struct vf_taps *o, const struct pc_config *const *maps, size_t nmaps, bool json)
 {
 	if (o->n == 0)
 		return;
@@ -74,7 +74,7 @@ pc_taps_begin(struct pc_tap_opts *o, const struct pc_config *const *maps, size_t
 }
 
 size_t
-pc_taps_maps_for(const struct pc_tap_opts *o, const struct pc_verifier_key *key,
+vf_taps_maps_for(const struct vf_taps *o, const struct pc_verifier_key *key,
 		 const struct pc_config *const *maps, size_t n, const struct pc_config **out)
 {
 	size_t k = 0;
@@ -88,7 +88,7 @@ pc_taps_maps_for(const struct pc_tap_opts *o, const struct pc_verifier_key *key,
 }
 
 void
-take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf)
+vf_take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf)
 {
 	pc_verify_record(v, rec, len, leaf);
 	if (rc == NULL)
@@ -135,8 +135,8 @@ failed_why(const struct pc_verify *v, char *why, size_t len)
  * policy. Its status; why it failed in why.
  */
 static int
-verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *policy,
-	   pc_tap_reader read_log, const struct pc_config *const *maps, size_t nmaps, FILE *out,
+verify_tap(struct vf_taps *o, size_t i, const struct pc_verify_policy *policy,
+	   vf_tap_reader read_log, const struct pc_config *const *maps, size_t nmaps, FILE *out,
 	   char *why, size_t why_len)
 {
 	struct pc_verifier_key key;
@@ -148,7 +148,7 @@ verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *polic
 	if (mine == NULL)
 		fail(2, "--tap", o->source[i], "out of memory");
 	struct pc_verify *v =
-	    pc_verify_new_maps(&key, mine, pc_taps_maps_for(o, &key, maps, nmaps, mine));
+	    pc_verify_new_maps(&key, mine, vf_taps_maps_for(o, &key, maps, nmaps, mine));
 	free(mine);
 	if (v == NULL)
 		fail(2, "--tap", o->source[i], "out of memory");
@@ -183,8 +183,8 @@ verify_tap(struct pc_tap_opts *o, size_t i, const struct pc_verify_policy *polic
 }
 
 int
-pc_taps_run(struct pc_tap_opts *o, int status, const struct pc_verify_policy *policy,
-	    pc_tap_reader read_log)
+vf_taps_run(struct vf_taps *o, int status, const struct pc_verify_policy *policy,
+	    vf_tap_reader read_log)
 {
 	const struct pc_config *const *maps = pc_reconcile_maps(rc, NULL);
 	size_t nmaps;

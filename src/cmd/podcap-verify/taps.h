@@ -2,7 +2,8 @@
 /*
  * podcap-verify's taps (--tap URL|DIR --tap-key KEY, repeatable): each
  * tap's log is verified on its own with its key, then reconciled with the
- * shaper's (src/verify/tap.h, docs/reconcile.md).
+ * shaper's (src/verify/tap.h, docs/reconcile.md). The program's own, not a
+ * library's: nothing outside src/cmd/podcap-verify includes it.
  */
 #ifndef PODCAP_VERIFY_TAPS_H
 #define PODCAP_VERIFY_TAPS_H
@@ -18,7 +19,7 @@
 #include "verify/tap.h"
 #include "verify/verify.h"
 
-struct pc_tap_opts {
+struct vf_taps {
 	size_t n, nkeys;
 	const char *source[PC_RECONCILE_MAX_TAPS];
 	const char *key[PC_RECONCILE_MAX_TAPS];
@@ -26,7 +27,7 @@ struct pc_tap_opts {
 	FILE *html; /* --html's page, open: the reconciliation's section goes there */
 };
 
-#define PC_TAP_OPTIONS                                                                            \
+#define VF_TAP_OPTIONS                                                                            \
 	{ "tap", required_argument, NULL, 0x100 }, { "tap-key", required_argument, NULL, 0x101 }, \
 	    { "tap-clock-offset", required_argument, NULL, 0x102 },                               \
 	{                                                                                         \
@@ -34,28 +35,27 @@ struct pc_tap_opts {
 	}
 
 /* How podcap-verify reads a log from its source into v (its --url and --ledger readers). */
-typedef void (*pc_tap_reader)(struct pc_verify *v, const char *source);
+typedef void (*vf_tap_reader)(struct pc_verify *v, const char *source);
 
 /* Takes one of the options above; false if c is not one. Exits 2 on a bad value. */
-bool pc_tap_arg(int c, const char *arg, struct pc_tap_opts *o);
+bool vf_tap_arg(int c, const char *arg, struct vf_taps *o);
 /* Before the shaper's log is read: exits 2 unless every --tap has its --tap-key. */
-void pc_taps_begin(struct pc_tap_opts *o, const struct pc_config *const *maps, size_t nmaps,
-		   bool json);
+void vf_taps_begin(struct vf_taps *o, const struct pc_config *const *maps, size_t nmaps, bool json);
 /*
  * With taps, --pod-map holds the maps of the shaper and of its taps: the
  * ones of the log a key names (its appliance.origin, or podcap/<id>) are
  * put in out; returns how many. Without taps every map is the shaper's.
  */
-size_t pc_taps_maps_for(const struct pc_tap_opts *o, const struct pc_verifier_key *key,
+size_t vf_taps_maps_for(const struct vf_taps *o, const struct pc_verifier_key *key,
 			const struct pc_config *const *maps, size_t n,
 			const struct pc_config **out);
 /* Every record the shaper's log or a tap's log gives, on its way to v. */
-void take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf);
+void vf_take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf);
 /*
  * After the shaper's report: verifies each tap, reconciles and reports.
  * Returns the exit status given the shaper's, rc.
  */
-int pc_taps_run(struct pc_tap_opts *o, int rc, const struct pc_verify_policy *policy,
-		pc_tap_reader read_log);
+int vf_taps_run(struct vf_taps *o, int rc, const struct pc_verify_policy *policy,
+		vf_tap_reader read_log);
 
 #endif /* PODCAP_VERIFY_TAPS_H */

@@ -25,7 +25,7 @@ static void __attribute__((noreturn)) bad(const char *opt, const char *arg, cons
 
 /* sha256:HEX, the form appliance.access and certtool's "Public Key ID" use, to libcurl's. */
 static void
-add_pin(struct pc_verify_tls *o, const char *arg)
+add_pin(struct vf_tls *o, const char *arg)
 {
 	uint8_t h[32];
 	const char *hex = arg + strlen(PIN_PREFIX);
@@ -35,7 +35,7 @@ add_pin(struct pc_verify_tls *o, const char *arg)
 		bad("--pin", arg,
 		    "expected sha256: and 64 hex digits (the SHA-256 of the server's "
 		    "SubjectPublicKeyInfo)");
-	if (o->npins == PC_VERIFY_TLS_MAX_PINS)
+	if (o->npins == VF_TLS_MAX_PINS)
 		bad("--pin", arg, "at most 4 pins");
 	char *out = o->pins[o->npins++];
 	memcpy(out, "sha256//", 8);
@@ -44,7 +44,7 @@ add_pin(struct pc_verify_tls *o, const char *arg)
 }
 
 bool
-pc_verify_tls_arg(int c, const char *arg, struct pc_verify_tls *o)
+vf_tls_arg(int c, const char *arg, struct vf_tls *o)
 {
 	switch (c) {
 	case 0x180:
@@ -65,7 +65,7 @@ pc_verify_tls_arg(int c, const char *arg, struct pc_verify_tls *o)
 }
 
 void
-pc_verify_tls_check(const struct pc_verify_tls *o)
+vf_tls_check(const struct vf_tls *o)
 {
 	if ((o->cert == NULL) != (o->key == NULL)) {
 		fprintf(stderr, "podcap-verify: --cert and --cert-key come together\n");
@@ -74,9 +74,9 @@ pc_verify_tls_check(const struct pc_verify_tls *o)
 }
 
 void
-pc_verify_tls_apply(CURL *curl, const struct pc_verify_tls *o, char *errbuf)
+vf_tls_apply(CURL *curl, const struct vf_tls *o, char *errbuf)
 {
-	char pins[PC_VERIFY_TLS_MAX_PINS * 64];
+	char pins[VF_TLS_MAX_PINS * 64];
 	size_t n = 0;
 
 	errbuf[0] = '\0';
@@ -96,7 +96,7 @@ pc_verify_tls_apply(CURL *curl, const struct pc_verify_tls *o, char *errbuf)
 }
 
 void
-pc_verify_tls_reason(CURLcode rc, const char *errbuf, char *out, size_t n)
+vf_tls_reason(CURLcode rc, const char *errbuf, char *out, size_t n)
 {
 	const char *hint = "";
 

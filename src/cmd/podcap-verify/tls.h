@@ -6,7 +6,8 @@
  * clients; repeatable: any of them), --cert FILE --cert-key FILE (the client's
  * certificate and its key for appliance.access; --key is the log's
  * verifier key). Applied to every URL it fetches: the
- * log's and the taps'.
+ * log's and the taps'. The program's own, not a library's: nothing outside
+ * src/cmd/podcap-verify includes it.
  */
 #ifndef PODCAP_VERIFY_TLS_H
 #define PODCAP_VERIFY_TLS_H
@@ -15,15 +16,15 @@
 
 #include <curl/curl.h>
 
-#define PC_VERIFY_TLS_MAX_PINS 4
+#define VF_TLS_MAX_PINS 4
 
-struct pc_verify_tls {
+struct vf_tls {
 	const char *ca, *cert, *key;
 	unsigned npins;
-	char pins[PC_VERIFY_TLS_MAX_PINS][64]; /* "sha256//BASE64", libcurl's form */
+	char pins[VF_TLS_MAX_PINS][64]; /* "sha256//BASE64", libcurl's form */
 };
 
-#define PC_VERIFY_TLS_OPTIONS                                                                \
+#define VF_TLS_OPTIONS                                                                       \
 	{ "ca", required_argument, NULL, 0x180 }, { "pin", required_argument, NULL, 0x181 }, \
 	    { "cert", required_argument, NULL, 0x182 },                                      \
 	{                                                                                    \
@@ -31,12 +32,12 @@ struct pc_verify_tls {
 	}
 
 /* One of the options above into o: true if c was one (a bad one exits 2). */
-bool pc_verify_tls_arg(int c, const char *arg, struct pc_verify_tls *o);
+bool vf_tls_arg(int c, const char *arg, struct vf_tls *o);
 /* --cert and --cert-key come together: exits 2 otherwise. */
-void pc_verify_tls_check(const struct pc_verify_tls *o);
+void vf_tls_check(const struct vf_tls *o);
 /* The options on a handle; errbuf (CURL_ERROR_SIZE) gets libcurl's detail. */
-void pc_verify_tls_apply(CURL *curl, const struct pc_verify_tls *o, char *errbuf);
+void vf_tls_apply(CURL *curl, const struct vf_tls *o, char *errbuf);
 /* A clear reason for a failed fetch: libcurl's, its detail, and what to check. */
-void pc_verify_tls_reason(CURLcode rc, const char *errbuf, char *out, size_t n);
+void vf_tls_reason(CURLcode rc, const char *errbuf, char *out, size_t n);
 
 #endif /* PODCAP_VERIFY_TLS_H */
