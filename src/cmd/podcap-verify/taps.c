@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * podcap-verify's taps: option parsing, verifying each tap's log with its
- * own key, and the reconciliation's report after the shaper's. The tap's
+ * podcap-verify's taps: verifying each tap's log with its own key, and the reconciliation's report after the shaper's. The tap's
  * own report (its envelope check included) is the verifier's evidence
  * that the cap held; the reconciliation ties it to the shaper's log.
  */
@@ -11,8 +10,8 @@
 #include <string.h>
 
 #include "base/keys.h"
-#include "base/units.h"
 
+#include "fetch.h"
 #include "taps.h"
 
 static struct pc_reconcile *rc;
@@ -26,40 +25,8 @@ fail(int status, const char *what, const char *arg, const char *why)
 	exit(status);
 }
 
-bool
-vf_tap_arg(int c, const char *arg, struct vf_taps *o)
-{
-	struct pc_error err;
-
-	if (o->policy.offset_ns == 0 && o->policy.line_bps == 0) {
-		o->policy.offset_ns = PC_RECONCILE_DEFAULT_OFFSET_NS;
-		o->policy.line_bps = PC_RECONCILE_DEFAULT_LINE_BPS;
-	}
-	switch (c) {
-	case 0x100:
-		if (o->n == PC_RECONCILE_MAX_TAPS)
-			fail(2, "--tap", arg, "too many taps");
-		o->source[o->n++] = arg;
-		return true;
-	case 0x101:
-		if (o->nkeys == PC_RECONCILE_MAX_TAPS)
-			fail(2, "--tap-key", arg, "too many taps");
-		o->key[o->nkeys++] = arg;
-		return true;
-	case 0x102:
-		if (pc_parse_duration(arg, &o->policy.offset_ns, &err) < 0)
-			fail(2, "--tap-clock-offset", arg, err.msg);
-		return true;
-	case 0x103:
-		if (pc_parse_rate(arg, &o->policy.line_bps, &err) < 0 || o->policy.line_bps == 0)
-			fail(2, "--tap-line-rate", arg, "not a rate (e.g. 100Gbps)");
-		return true;
-	}
-	return false;
-}
-
 void
-vf_taps_begin(struct vf_taps *o, const struct pc_config *const *maps, size_t nmaps, bool json)
+vf_taps_begin(const struct vf_taps *o, const struct pc_config *const *maps, size_t nmaps, bool json)
 {
 	if (o->n == 0)
 		return;
@@ -135,8 +102,8 @@ failed_why(const struct pc_verify *v, char *why, size_t len)
  * policy. Its status; why it failed in why.
  */
 static int
-verify_tap(struct vf_taps *o, size_t i, const struct pc_verify_policy *policy,
-	   vf_tap_reader read_log, const struct pc_config *const *maps, size_t nmaps, FILE *out,
+verify_tap(const struct vf_taps *o, size_t i, const struct pc_verify_policy *policy,
+	   const struct vf_tls *tls, const struct pc_config *const *maps, size_t nmaps, FILE *out,
 	   char *why, size_t why_len)
 {
 	struct pc_verifier_key key;
@@ -154,7 +121,7 @@ verify_tap(struct vf_taps *o, size_t i, const struct pc_verify_policy *policy,
 		fail(2, "--tap", o->source[i], "out of memory");
 	pc_verify_set_policy(v, policy);
 	sink = pc_reconcile_tap(rc, o->source[i]);
-	read_log(v, o->source[i]);
+	vf_fetch_log(v, o->source[i], tls);
 	int status = pc_verify_finish(v);
 	if (json_out)
 		pc_verify_print_json(v, out);
@@ -183,8 +150,8 @@ verify_tap(struct vf_taps *o, size_t i, const struct pc_verify_policy *policy,
 }
 
 int
-vf_taps_run(struct vf_taps *o, int status, const struct pc_verify_policy *policy,
-	    vf_tap_reader read_log)
+vf_taps_run(const struct vf_taps *o, int status, const struct pc_verify_policy *policy,
+	    const struct vf_tls *tls, FILE *html)
 {
 	const struct pc_config *const *maps = pc_reconcile_maps(rc, NULL);
 	size_t nmaps;
@@ -200,7 +167,7 @@ vf_taps_run(struct vf_taps *o, int status, const struct pc_verify_policy *policy
 			fputs(i ? "," : "", stdout);
 		else
 			printf("\ntap %zu: %s (verified with its own key)\n", i + 1, o->source[i]);
-		int s = verify_tap(o, i, policy, read_log, maps, nmaps, stdout, why, sizeof(why));
+		int s = verify_tap(o, i, policy, tls, maps, nmaps, stdout, why, sizeof(why));
 		struct pc_error err;
 		if (s == 0 && pc_reconcile_tap_pairs(rc, (int)i, &err) < 0) {
 			/* a shaper's log given as a tap's, or another appliance's tap */
@@ -229,8 +196,8 @@ vf_taps_run(struct vf_taps *o, int status, const struct pc_verify_policy *policy
 	} else {
 		pc_reconcile_print_text(rc, stdout);
 	}
-	if (o->html != NULL)
-		pc_reconcile_print_html(rc, o->html);
+	if (html != NULL)
+		pc_reconcile_print_html(rc, html);
 	if (fflush(stdout) != 0)
 		fail(2, "stdout", "", strerror(errno));
 	pc_reconcile_free(rc);

@@ -8,7 +8,6 @@
 #ifndef PODCAP_VERIFY_TAPS_H
 #define PODCAP_VERIFY_TAPS_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,28 +18,19 @@
 #include "verify/tap.h"
 #include "verify/verify.h"
 
+#include "tls.h"
+
+/* The tap options (cmd/podcap-verify/options.c sets them). */
 struct vf_taps {
 	size_t n, nkeys;
 	const char *source[PC_RECONCILE_MAX_TAPS];
 	const char *key[PC_RECONCILE_MAX_TAPS];
-	struct pc_reconcile_policy policy;
-	FILE *html; /* --html's page, open: the reconciliation's section goes there */
+	struct pc_reconcile_policy policy; /* --tap-clock-offset, --tap-line-rate */
 };
 
-#define VF_TAP_OPTIONS                                                                            \
-	{ "tap", required_argument, NULL, 0x100 }, { "tap-key", required_argument, NULL, 0x101 }, \
-	    { "tap-clock-offset", required_argument, NULL, 0x102 },                               \
-	{                                                                                         \
-		"tap-line-rate", required_argument, NULL, 0x103                                   \
-	}
-
-/* How podcap-verify reads a log from its source into v (its --url and --ledger readers). */
-typedef void (*vf_tap_reader)(struct pc_verify *v, const char *source);
-
-/* Takes one of the options above; false if c is not one. Exits 2 on a bad value. */
-bool vf_tap_arg(int c, const char *arg, struct vf_taps *o);
 /* Before the shaper's log is read: exits 2 unless every --tap has its --tap-key. */
-void vf_taps_begin(struct vf_taps *o, const struct pc_config *const *maps, size_t nmaps, bool json);
+void vf_taps_begin(const struct vf_taps *o, const struct pc_config *const *maps, size_t nmaps,
+		   bool json);
 /*
  * With taps, --pod-map holds the maps of the shaper and of its taps: the
  * ones of the log a key names (its appliance.origin, or podcap/<id>) are
@@ -52,10 +42,12 @@ size_t vf_taps_maps_for(const struct vf_taps *o, const struct pc_verifier_key *k
 /* Every record the shaper's log or a tap's log gives, on its way to v. */
 void vf_take_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint8_t *leaf);
 /*
- * After the shaper's report: verifies each tap, reconciles and reports.
- * Returns the exit status given the shaper's, rc.
+ * After the shaper's report: verifies each tap, its log read with tls as
+ * the shaper's, reconciles and reports; the reconciliation's section goes
+ * to html too, --html's page, when not NULL. Returns the exit status given
+ * the shaper's, rc.
  */
-int vf_taps_run(struct vf_taps *o, int rc, const struct pc_verify_policy *policy,
-		vf_tap_reader read_log);
+int vf_taps_run(const struct vf_taps *o, int rc, const struct pc_verify_policy *policy,
+		const struct vf_tls *tls, FILE *html);
 
 #endif /* PODCAP_VERIFY_TAPS_H */

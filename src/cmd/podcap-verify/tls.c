@@ -4,7 +4,6 @@
  * operator's network no more than the operator: with --ca and --pin a log
  * served by a machine in the middle is refused before a byte of it is read.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +23,8 @@ static void __attribute__((noreturn)) bad(const char *opt, const char *arg, cons
 }
 
 /* sha256:HEX, the form appliance.access and certtool's "Public Key ID" use, to libcurl's. */
-static void
-add_pin(struct vf_tls *o, const char *arg)
+void
+vf_tls_add_pin(struct vf_tls *o, const char *arg)
 {
 	uint8_t h[32];
 	const char *hex = arg + strlen(PIN_PREFIX);
@@ -41,27 +40,6 @@ add_pin(struct vf_tls *o, const char *arg)
 	memcpy(out, "sha256//", 8);
 	sodium_bin2base64(out + 8, sizeof(o->pins[0]) - 8, h, sizeof(h),
 			  sodium_base64_VARIANT_ORIGINAL);
-}
-
-bool
-vf_tls_arg(int c, const char *arg, struct vf_tls *o)
-{
-	switch (c) {
-	case 0x180:
-		o->ca = arg;
-		return true;
-	case 0x181:
-		add_pin(o, arg);
-		return true;
-	case 0x182:
-		o->cert = arg;
-		return true;
-	case 0x183:
-		o->key = arg;
-		return true;
-	default:
-		return false;
-	}
 }
 
 void

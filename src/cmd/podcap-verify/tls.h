@@ -12,8 +12,6 @@
 #ifndef PODCAP_VERIFY_TLS_H
 #define PODCAP_VERIFY_TLS_H
 
-#include <stdbool.h>
-
 #include <curl/curl.h>
 
 #define VF_TLS_MAX_PINS 4
@@ -24,15 +22,8 @@ struct vf_tls {
 	char pins[VF_TLS_MAX_PINS][64]; /* "sha256//BASE64", libcurl's form */
 };
 
-#define VF_TLS_OPTIONS                                                                       \
-	{ "ca", required_argument, NULL, 0x180 }, { "pin", required_argument, NULL, 0x181 }, \
-	    { "cert", required_argument, NULL, 0x182 },                                      \
-	{                                                                                    \
-		"cert-key", required_argument, NULL, 0x183                                   \
-	}
-
-/* One of the options above into o: true if c was one (a bad one exits 2). */
-bool vf_tls_arg(int c, const char *arg, struct vf_tls *o);
+/* --pin sha256:HEX into o, in libcurl's form; exits 2 on a bad one or a fifth. */
+void vf_tls_add_pin(struct vf_tls *o, const char *arg);
 /* --cert and --cert-key come together: exits 2 otherwise. */
 void vf_tls_check(const struct vf_tls *o);
 /* The options on a handle; errbuf (CURL_ERROR_SIZE) gets libcurl's detail. */
