@@ -214,6 +214,10 @@ expect 2 "$VERIFY" --key "$tmp/nonexistent.pub" --ledger "$V/ledger"
 printf 'appliance:\n  id: vector-1\nwindow: 60x\n' >"$tmp/bad.yaml"
 expect 2 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --pod-map "$tmp/bad.yaml"
 grep -q "bad.yaml:3:9: " "$tmp/err" || { cat "$tmp/err" >&2; fail "no file:line:col for a bad pod map"; }
+# the epoch itself is no now (0 means none was given): said, not a stale message
+expect 2 "$VERIFY" --key "$V/vector.pub" --ledger "$V/ledger" --now 1970-01-01T00:00:00Z
+head -n 1 "$tmp/err" | grep -qx "podcap-verify: --now: '1970-01-01T00:00:00Z' is not after 1970-01-01T00:00:00Z" ||
+	{ cat "$tmp/err" >&2; fail "--now at the epoch: no reason given"; }
 
 echo "# 6. over HTTP, from an independent log server"
 start_server() {

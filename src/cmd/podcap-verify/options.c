@@ -161,8 +161,11 @@ policy_arg(int c, const char *arg, struct pc_verify_policy *p)
 
 	switch (c) {
 	case 'n':
-		if (pc_utc_parse(arg, &p->now_ns, &err) < 0 || p->now_ns == 0)
+		if (pc_utc_parse(arg, &p->now_ns, &err) < 0)
 			vf_die_usage("--now: %s", err.msg);
+		/* 0 is the policy's "no --now": the epoch is refused rather than taken as none */
+		if (p->now_ns == 0)
+			vf_die_usage("--now: '%s' is not after 1970-01-01T00:00:00Z", arg);
 		return true;
 	case 'S':
 		p->clock_skew_ns = arg_duration("clock-skew", arg);
