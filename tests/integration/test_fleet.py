@@ -11,7 +11,8 @@ app-3 an auditor's declarations and key (no DECLARE in the log) and a tap
 (a shaper's log given as a tap: not a tap). A fleet entry's trust paths
 are taken from the fleet file's directory, as its other paths. A refused
 tap (not a tap's log, or not one its key signed) makes the report's last
-line and its JSON say so, as the exit status does.
+line and its JSON say so, as the exit status does. A bad fleet-wide value
+is the fleet's usage error: exit 2, said once, no appliance verified.
 """
 import json
 import os
@@ -111,6 +112,17 @@ def main():
             f.write("attestation-policy: 1\nak-pem: |\n" +
                     "".join("  " + ln + "\n" for ln in ak_pem().splitlines()) +
                     "max-windows: 20\n")
+
+        # a bad fleet-wide value is the fleet's usage error, said once: not every
+        # appliance's error in a report that exits 1
+        for opt in (["--max-gap", "bogus"], ["--witness-quorum", "0"], ["--build-id", "00"]):
+            r = subprocess.run([VERIFY, "--fleet", fleet(d, "plain", {}), "--now", NOW, *opt],
+                               capture_output=True, text=True, timeout=120)
+            first = (r.stderr.splitlines() or [""])[0]
+            check(r.returncode == 2 and r.stdout == "" and first.startswith(f"podcap-verify: {opt[0]}")
+                  and "appliance" not in r.stderr,
+                  f"--fleet {' '.join(opt)}: exit 2 and the reason once (exit {r.returncode}: "
+                  f"{first[:120]})")
 
         r, apps = run_fleet(fleet(d, "plain", {}))
         why = "; ".join(f"{n}: {a.get('status')}: {a.get('stderr', '')[-200:]}"

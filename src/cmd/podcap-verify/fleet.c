@@ -5,6 +5,9 @@
  * verifier (its own transfers, its own state file, its own failures: one
  * unreachable appliance or one hostile log cannot disturb the others'
  * results), then one report of them all, the failed appliances first.
+ * The fleet-wide options are read once, by the setters the command line
+ * uses (options.h); each child runs on a copy of them with its appliance's
+ * fields set from the fleet file.
  *
  * Exit status: 0 when every appliance verified, 1 when one did not (each is
  * named on stderr), 2 when the fleet file or the options are bad.
@@ -27,8 +30,7 @@
 #include "verify/verify.h"
 
 #include "fleet.h"
-
-#define MAX_ARGS 512
+#include "options.h"
 
 struct run {
 	const struct pc_fleet_appliance *a;
@@ -39,12 +41,10 @@ struct run {
 
 struct fleet_opts {
 	const char *file;
-	const char *html;
-	bool json;
-	int jobs;                   /* --jobs, 0: the file's */
-	const char *pass[MAX_ARGS]; /* options for every appliance (policy, --model-size, ...) */
-	int npass;
-	bool now_given;
+	const char *html; /* the fleet's page; each child writes its own for it */
+	int jobs;         /* --jobs, 0: the file's */
+	/* every appliance's options: the policy, --json, --model-size, ... */
+	struct vf_options common;
 };
 
 static void fleet_die(int status, const char *fmt, ...)
@@ -87,9 +87,11 @@ takes_arg(const char *opt)
 	return false;
 }
 
+/* The fleet's own options, and the others through the setters: a bad value is exit 2, once. */
 static void
 parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
 {
+	vf_options_init(&o->common);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -98,7 +100,7 @@ parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
 		} else if (strcmp(a, "--html") == 0 && i + 1 < argc) {
 			o->html = argv[++i];
 		} else if (strcmp(a, "--json") == 0) {
-			o->json = true;
+			o->common.json = true;
 		} else if (strcmp(a, "--jobs") == 0 && i + 1 < argc) {
 			char *end;
 			long j = strtol(argv[++i], &end, 10);
@@ -107,13 +109,9 @@ parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
 					  PC_FLEET_MAX_JOBS);
 			o->jobs = (int)j;
 		} else if (strcmp(a, "--indicators") == 0) {
-			o->pass[o->npass++] = a;
+			vf_option_set(&o->common, a + 2, NULL);
 		} else if (takes_arg(a) && i + 1 < argc) {
-			if (o->npass + 2 > MAX_ARGS / 2)
-				fleet_die(2, "too many options");
-			o->now_given |= strcmp(a, "--now") == 0;
-			o->pass[o->npass++] = a;
-			o->pass[o->npass++] = argv[++i];
+			vf_option_set(&o->common, a + 2, argv[++i]);
 		} else {
 			fleet_die(
 			    2,
@@ -127,128 +125,92 @@ parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
 		fleet_die(2, "--fleet needs a file");
 }
 
-/* A copy the child's argv can hold (getopt takes char **). */
-static char *
-arg(const char *s)
-{
-	char *c = strdup(s);
-
-	if (c == NULL)
-		_exit(2);
-	return c;
-}
-
 /*
- * Whether a fleet-wide option applies to appliance a: the witness, map-age
- * and tap options only to an appliance whose entry names witnesses,
- * declarations or taps (for another, podcap-verify would refuse them).
+ * The fleet-wide options that concern appliance a: the witness, map-age
+ * and tap options only an appliance whose entry names witnesses,
+ * declarations or taps (for another, the rules between options would
+ * refuse them).
  */
-static bool
-applies(const struct pc_fleet_appliance *a, const char *opt)
+static void
+scope(struct vf_options *o, const struct pc_fleet_appliance *a)
 {
-	if (strcmp(opt, "--witness-quorum") == 0 || strcmp(opt, "--max-witness-delay") == 0)
-		return a->nwitnesses > 0;
-	if (strcmp(opt, "--max-map-age") == 0)
-		return a->declarations != NULL;
-	if (strcmp(opt, "--tap-clock-offset") == 0 || strcmp(opt, "--tap-line-rate") == 0)
-		return a->ntaps > 0;
-	return true;
+	if (a->nwitnesses == 0) {
+		o->witness.quorum = 0;
+		o->witness.max_delay_ns = PC_VERIFY_WITNESS_DELAY_NS;
+	}
+	if (a->declarations == NULL)
+		o->max_map_age_ns = PC_VERIFY_UNLIMITED;
+	if (a->ntaps == 0) {
+		o->taps.policy.offset_ns = PC_RECONCILE_DEFAULT_OFFSET_NS;
+		o->taps.policy.line_bps = PC_RECONCILE_DEFAULT_LINE_BPS;
+	}
 }
 
 /*
  * What the fleet file says this appliance's evidence must show beyond its
  * own log: its witnesses, its TPM policy, the auditor's declarations and
- * draw, and the verifier's taps on its links. Returns the new argc.
+ * draw, and the verifier's taps on its links.
  */
-static int
-trust_args(const struct pc_fleet_appliance *a, char **argv, int n)
+static void
+trust(struct vf_options *o, const struct pc_fleet_appliance *a)
 {
-	for (size_t i = 0; i < a->nwitnesses; i++) {
-		argv[n++] = arg("--witness");
-		argv[n++] = arg(a->witnesses[i]);
-	}
-	if (a->attest != NULL) {
-		argv[n++] = arg("--attest");
-		argv[n++] = arg(a->attest);
-	}
-	if (a->declarations != NULL) {
-		argv[n++] = arg("--pod-maps");
-		argv[n++] = arg(a->declarations);
-	}
-	for (size_t i = 0; i < a->nauditor_keys; i++) {
-		argv[n++] = arg("--auditor-key");
-		argv[n++] = arg(a->auditor_keys[i]);
-	}
-	if (a->assignment != NULL) {
-		argv[n++] = arg("--assignment");
-		argv[n++] = arg(a->assignment);
-	}
+	for (size_t i = 0; i < a->nwitnesses; i++)
+		vf_add_witness(o, a->witnesses[i]);
+	o->attest = a->attest;
+	if (a->declarations != NULL)
+		vf_set_declarations(o, a->declarations);
+	for (size_t i = 0; i < a->nauditor_keys; i++)
+		vf_add_auditor_key(o, a->auditor_keys[i]);
+	o->assignment = a->assignment;
 	for (size_t i = 0; i < a->ntaps; i++) {
-		argv[n++] = arg("--tap");
-		argv[n++] = arg(a->taps[i].url != NULL ? a->taps[i].url : a->taps[i].ledger);
-		argv[n++] = arg("--tap-key");
-		argv[n++] = arg(a->taps[i].key);
+		vf_add_tap(o, a->taps[i].url != NULL ? a->taps[i].url : a->taps[i].ledger);
+		vf_add_tap_key(o, a->taps[i].key);
 	}
-	return n;
+}
+
+/* The appliance's own options over the fleet-wide ones, checked as the command line's. */
+static void
+appliance_options(struct vf_options *o, const struct run *r, const struct fleet_opts *fo)
+{
+	const struct pc_fleet_appliance *a = r->a;
+
+	o->key = a->key;
+	o->url = a->url;
+	o->ledger = a->ledger;
+	for (size_t i = 0; i < a->npod_maps; i++)
+		vf_add_pod_map(o, a->pod_maps[i]);
+	o->state = a->state;
+	scope(o, a);
+	trust(o, a);
+	o->html = fo->html != NULL ? r->html : NULL;
+	vf_options_check(o);
 }
 
 /* The child: stdout and stderr to their files, then the one-appliance verifier. */
-static void
-child(struct run *r, const struct fleet_opts *o, const char *now, int (*verify_main)(int, char **))
+static void __attribute__((noreturn))
+child(struct run *r, const struct fleet_opts *fo, vf_run_fn run)
 {
-	char *argv[MAX_ARGS];
-	int n = 0;
+	static struct vf_options o;
 	int out = open(r->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	int err = open(r->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
 	if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(2);
-	argv[n++] = arg("podcap-verify");
-	argv[n++] = arg("--key");
-	argv[n++] = arg(r->a->key);
-	argv[n++] = arg(r->a->url != NULL ? "--url" : "--ledger");
-	argv[n++] = arg(r->a->url != NULL ? r->a->url : r->a->ledger);
-	for (size_t i = 0; i < r->a->npod_maps; i++) {
-		argv[n++] = arg("--pod-map");
-		argv[n++] = arg(r->a->pod_maps[i]);
-	}
-	if (r->a->state != NULL) {
-		argv[n++] = arg("--state");
-		argv[n++] = arg(r->a->state);
-	}
-	n = trust_args(r->a, argv, n);
-	if (o->json)
-		argv[n++] = arg("--json");
-	if (o->html != NULL) {
-		argv[n++] = arg("--html");
-		argv[n++] = arg(r->html);
-	}
-	if (!o->now_given) {
-		argv[n++] = arg("--now");
-		argv[n++] = arg(now);
-	}
-	for (int i = 0; i < o->npass; i++) {
-		if (!applies(r->a, o->pass[i])) {
-			i++; /* and its argument */
-			continue;
-		}
-		argv[n++] = arg(o->pass[i]);
-	}
-	argv[n] = NULL;
-	optind = 0; /* getopt starts afresh in the child */
+	o = fo->common;
+	appliance_options(&o, r, fo);
 	fflush(NULL);
-	exit(verify_main(n, argv));
+	exit(run(&o));
 }
 
 static void
-start(struct run *r, const struct fleet_opts *o, const char *now, int (*verify_main)(int, char **))
+start(struct run *r, const struct fleet_opts *o, vf_run_fn run)
 {
 	fflush(NULL);
 	r->pid = fork();
 	if (r->pid < 0)
 		fleet_die(2, "fork: %s", strerror(errno));
 	if (r->pid == 0)
-		child(r, o, now, verify_main);
+		child(r, o, run);
 }
 
 /* Waits for one child; its run. */
@@ -418,13 +380,65 @@ print_html(const char *path, struct run *const *order, size_t n, size_t nfailed)
 		fleet_die(2, "%s: %s", path, strerror(errno));
 }
 
-int
-vf_fleet_main(int argc, char **argv, int (*verify_main)(int, char **))
+/* Every appliance verified, at most jobs at a time. */
+static void
+run_all(struct run *runs, size_t n, size_t jobs, const struct fleet_opts *o, vf_run_fn run)
 {
-	struct fleet_opts o = { 0 };
+	size_t running = 0, next = 0;
+
+	while (next < n || running > 0) {
+		if (next < n && running < jobs) {
+			start(&runs[next++], o, run);
+			running++;
+			continue;
+		}
+		if (reap(runs, n) != NULL)
+			running--;
+	}
+}
+
+/* The failed first, each group in the file's order (made after the children exit). */
+static struct run **
+failed_first(struct run *runs, size_t n, size_t *nfailed)
+{
+	struct run **order = calloc(n, sizeof(*order));
+	size_t k = 0;
+
+	if (order == NULL)
+		fleet_die(2, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].status != 0)
+			order[k++] = &runs[i];
+	*nfailed = k;
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].status == 0)
+			order[k++] = &runs[i];
+	return order;
+}
+
+/* The fleet's report, text or JSON, and its page; each failed appliance named on stderr. */
+static void
+report(const struct fleet_opts *o, struct run *const *order, size_t n, size_t nfailed)
+{
+	if (o->common.json)
+		print_json(stdout, o->file, order, n, nfailed);
+	else
+		print_text(stdout, order, n, nfailed);
+	if (o->html != NULL)
+		print_html(o->html, order, n, nfailed);
+	for (size_t i = 0; i < nfailed; i++)
+		fprintf(stderr, "podcap-verify: fleet: appliance %s %s\n", order[i]->a->name,
+			order[i]->status == 1 ? "failed verification" : "could not be verified");
+}
+
+int
+vf_fleet_main(int argc, char **argv, vf_run_fn run)
+{
+	static struct fleet_opts o;
 	struct pc_fleet fl;
 	struct pc_error err;
-	char tmp[] = "/tmp/podcap-fleet.XXXXXX", now[PC_UTC_LEN];
+	char tmp[] = "/tmp/podcap-fleet.XXXXXX";
+	size_t nfailed;
 
 	parse_fleet_args(argc, argv, &o);
 	if (pc_fleet_load(o.file, &fl, &err) < 0) {
@@ -433,49 +447,22 @@ vf_fleet_main(int argc, char **argv, int (*verify_main)(int, char **))
 	}
 	if (mkdtemp(tmp) == NULL)
 		fleet_die(2, "mkdtemp: %s", strerror(errno));
-	pc_utc_format(pc_now_ns(), now, sizeof(now));
+	/* one now for the whole fleet, unless --now gave it */
+	if (o.common.policy.now_ns == 0)
+		o.common.policy.now_ns = pc_now_ns();
 
 	struct run *runs = calloc(fl.n, sizeof(*runs));
 	if (runs == NULL)
 		fleet_die(2, "out of memory");
-	size_t jobs = o.jobs > 0 ? (size_t)o.jobs : fl.jobs, running = 0, next = 0;
 	for (size_t i = 0; i < fl.n; i++) {
 		runs[i].a = &fl.a[i];
 		snprintf(runs[i].out, PC_PATH_LEN, "%s/%zu.out", tmp, i);
 		snprintf(runs[i].err, PC_PATH_LEN, "%s/%zu.err", tmp, i);
 		snprintf(runs[i].html, PC_PATH_LEN, "%s/%zu.html", tmp, i);
 	}
-	while (next < fl.n || running > 0) {
-		if (next < fl.n && running < jobs) {
-			start(&runs[next++], &o, now, verify_main);
-			running++;
-			continue;
-		}
-		if (reap(runs, fl.n) != NULL)
-			running--;
-	}
-
-	/* the failed first, each group in the file's order (made after the children exit) */
-	struct run **order = calloc(fl.n, sizeof(*order));
-	if (order == NULL)
-		fleet_die(2, "out of memory");
-	size_t k = 0, nfailed = 0;
-	for (size_t i = 0; i < fl.n; i++)
-		if (runs[i].status != 0)
-			order[k++] = &runs[i];
-	nfailed = k;
-	for (size_t i = 0; i < fl.n; i++)
-		if (runs[i].status == 0)
-			order[k++] = &runs[i];
-	if (o.json)
-		print_json(stdout, o.file, order, fl.n, nfailed);
-	else
-		print_text(stdout, order, fl.n, nfailed);
-	if (o.html != NULL)
-		print_html(o.html, order, fl.n, nfailed);
-	for (size_t i = 0; i < nfailed; i++)
-		fprintf(stderr, "podcap-verify: fleet: appliance %s %s\n", order[i]->a->name,
-			order[i]->status == 1 ? "failed verification" : "could not be verified");
+	run_all(runs, fl.n, o.jobs > 0 ? (size_t)o.jobs : fl.jobs, &o, run);
+	struct run **order = failed_first(runs, fl.n, &nfailed);
+	report(&o, order, fl.n, nfailed);
 	for (size_t i = 0; i < fl.n; i++) {
 		unlink(runs[i].out);
 		unlink(runs[i].err);

@@ -6,11 +6,16 @@
 #ifndef PODCAP_VERIFY_FLEET_H
 #define PODCAP_VERIFY_FLEET_H
 
+#include "options.h"
+
+/* podcap-verify's one-appliance run: its exit status. */
+typedef int (*vf_run_fn)(const struct vf_options *o);
+
 /*
  * Runs podcap-verify --fleet with its arguments: each appliance of the
- * fleet file by verify_main (podcap-verify's one-appliance main, given the
- * argv of that run) in a process of its own. Returns the exit status.
+ * fleet file by run, on the fleet-wide options with the appliance's own
+ * set from its entry, in a process of its own. Returns the exit status.
  */
-int vf_fleet_main(int argc, char **argv, int (*verify_main)(int, char **));
+int vf_fleet_main(int argc, char **argv, vf_run_fn run);
 
 #endif /* PODCAP_VERIFY_FLEET_H */

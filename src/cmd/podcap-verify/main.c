@@ -399,17 +399,6 @@ run(const struct vf_options *o)
 	return rc;
 }
 
-/* One appliance, its options from argv (the command line's, or a fleet child's). */
-static int
-verify_main(int argc, char **argv)
-{
-	static struct vf_options o;
-
-	vf_options_init(&o);
-	vf_parse_args(argc, argv, &o);
-	return run(&o);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -420,8 +409,12 @@ main(int argc, char **argv)
 			"podcap-verify: warning: libcrypto's SHA-256 disagrees with "
 			"libsodium's; hashing with libsodium\n");
 #endif
+	static struct vf_options o;
+
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--fleet") == 0)
-			return vf_fleet_main(argc, argv, verify_main);
-	return verify_main(argc, argv);
+			return vf_fleet_main(argc, argv, run);
+	vf_options_init(&o);
+	vf_parse_args(argc, argv, &o);
+	return run(&o);
 }
