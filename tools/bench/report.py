@@ -655,7 +655,7 @@ def cmd_table(args):
 INTRO = """# podcap performance
 
 What podcap costs and how closely it holds a cap, measured by
-`tools/bench/run`: eight sections, each against a peer measured in the same
+`tools/bench/run`: nine sections, each against a peer measured in the same
 run (dpdk-testpmd, DPDK's own l3fwd and qos_meter, OVS-DPDK, Linux `tc tbf`
 and bridge, libsodium). This file is written by `tools/bench/run` (full
 mode); the raw figures of every section are in the JSON files it writes
