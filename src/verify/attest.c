@@ -1,30 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verifier's attestation checks (src/verify/attest.h).
- *
- * A quote is checked with the TPM's own structures (tpm2-tss's marshalling
- * library, no TPM) and OpenSSL's ECDSA; a window is attested when a valid
- * quote of the same run lies within max-windows windows of it, before or
- * after: the quote before shows the measured state podcapd started in, the
- * one after shows, through IMA's cumulative list, everything that ran
- * until then. The windows since the last valid quote wait in `pending`
- * until the next one (or the run's end) decides them.
+ * The attestation check (src/verify/attest.h; docs/attestation.md), with
+ * --attest: every ATTEST record's quote valid (verify/attest_quote.c), and
+ * every window attested: a valid quote of the same run lies within
+ * max-windows windows of it, before or after. The quote before shows the
+ * measured state podcapd started in, the one after shows, through IMA's
+ * cumulative list, everything that ran until then. The windows since the
+ * last valid quote wait in `pending` until the next one (or the run's end)
+ * decides them. Without --attest, the reports say how many ATTEST records
+ * no one checked.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bn.h>
-#include <openssl/ecdsa.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <sodium.h>
-#include <tss2/tss2_mu.h>
+#include "verify.h"
 
-#include "log/attest.h"
-#include "base/hex.h"
 #include "attest.h"
-
+#include "attest_quote.h"
+#include "print.h"
+#include "tree.h"
 #include "verify_impl.h"
 
 struct pending {
@@ -33,9 +28,10 @@ struct pending {
 	uint64_t end;   /* windows since the last valid quote, up to its last */
 };
 
-struct pcv_attest {
+/* Under --attest. */
+struct checking {
 	struct pc_attest_policy policy;
-	EVP_PKEY *ak;
+	void *ak;
 	uint8_t root_before[PC_HASH_LEN]; /* the tree of the records before this one */
 	bool have_quote;                  /* a valid quote earlier in this run */
 	uint64_t quote_record;
@@ -45,51 +41,47 @@ struct pcv_attest {
 	struct pc_verify_attest_summary sum;
 };
 
-int
-pc_verify_attest_available(void)
+struct attest {
+	uint64_t nattest; /* ATTEST records read in this run, checked or not */
+	bool on;          /* --attest */
+	struct checking c;
+};
+
+static void
+attest_free(void *st)
 {
-	return 1;
+	struct attest *a = st;
+
+	pcv_attest_key_free(a->c.ak);
+	free(a->c.pending);
 }
 
 int
 pc_verify_set_attest(struct pc_verify *v, const struct pc_attest_policy *p, struct pc_error *err)
 {
-	struct pcv_attest *a = calloc(1, sizeof(*a));
-	if (a == NULL)
-		return pc_error_set(err, "out of memory");
-	a->policy = *p;
-	a->sum.last_quote = -1;
-	BIO *bio = BIO_new_mem_buf(p->ak_pem, -1);
-	a->ak = bio != NULL ? PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL) : NULL;
-	BIO_free(bio);
-	if (a->ak == NULL || EVP_PKEY_base_id(a->ak) != EVP_PKEY_EC) {
-		EVP_PKEY_free(a->ak);
-		free(a);
-		return pc_error_set(err, "ak-pem is not an EC public key");
-	}
-	pcv_attest_free(v);
-	v->attest = a;
-	pc_merkle_range_root(&v->range, a->root_before);
-	return 0;
-}
+	struct attest *a = pcv_state(v, PCV_ATTEST);
+	void *ak = pcv_attest_key(p->ak_pem, err);
 
-void
-pcv_attest_free(struct pc_verify *v)
-{
-	if (v->attest == NULL)
-		return;
-	EVP_PKEY_free(v->attest->ak);
-	free(v->attest->pending);
-	free(v->attest);
-	v->attest = NULL;
+	if (ak == NULL)
+		return -1;
+	attest_free(a);
+	memset(&a->c, 0, sizeof(a->c));
+	a->on = true;
+	a->c.policy = *p;
+	a->c.ak = ak;
+	a->c.sum.last_quote = -1;
+	pcv_tree_root(v, a->c.root_before);
+	return 0;
 }
 
 int
 pc_verify_attest_summary(const struct pc_verify *v, struct pc_verify_attest_summary *s)
 {
-	if (v->attest == NULL)
+	const struct attest *a = pcv_state(v, PCV_ATTEST);
+
+	if (!a->on)
 		return -1;
-	*s = v->attest->sum;
+	*s = a->c.sum;
 	return 0;
 }
 
@@ -101,9 +93,8 @@ pc_verify_attest_summary(const struct pc_verify *v, struct pc_verify_attest_summ
  * is one finding, at its first record.
  */
 static void
-decide(struct pc_verify *v, bool next, uint64_t next_record)
+decide(struct pc_verify *v, struct checking *a, bool next, uint64_t next_record)
 {
-	struct pcv_attest *a = v->attest;
 	uint64_t max = a->policy.max_windows, total = a->since;
 	int64_t first = -1;
 	uint64_t bad = 0;
@@ -136,22 +127,24 @@ decide(struct pc_verify *v, bool next, uint64_t next_record)
 	a->since = 0;
 }
 
-void
-pcv_attest_run(struct pc_verify *v)
+/* Each record first: an ATTEST is counted; a START begins another run of quotes and windows. */
+static void
+attest_record(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
-	if (v->attest == NULL)
+	struct attest *a = st;
+
+	(void)index;
+	if (r->type == PC_REC_ATTEST)
+		a->nattest++;
+	if (r->type != PC_REC_START || !a->on)
 		return;
-	decide(v, false, 0);
-	v->attest->have_quote = false;
+	decide(v, &a->c, false, 0);
+	a->c.have_quote = false;
 }
 
-void
-pcv_attest_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+static void
+pending_window(struct pc_verify *v, struct checking *a, uint64_t index, const struct pc_record *r)
 {
-	struct pcv_attest *a = v->attest;
-
-	if (a == NULL)
-		return;
 	if (a->npending == a->cap) {
 		size_t cap = a->cap ? 2 * a->cap : 64;
 		struct pending *np = realloc(a->pending, cap * sizeof(*np));
@@ -166,318 +159,42 @@ pcv_attest_window(struct pc_verify *v, uint64_t index, const struct pc_record *r
 	a->pending[a->npending++] = (struct pending){ index, r->window_count, a->since };
 }
 
-void
-pcv_attest_after(struct pc_verify *v)
+/* After each record: a WINDOW (in its place or not) awaits a quote; the tree before the next. */
+static void
+attest_after(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
-	if (v->attest != NULL)
-		pc_merkle_range_root(&v->range, v->attest->root_before);
+	struct attest *a = st;
+
+	if (!a->on)
+		return;
+	if (r->type == PC_REC_WINDOW)
+		pending_window(v, &a->c, index, r);
+	pcv_tree_root(v, a->c.root_before);
 }
 
-void
-pcv_attest_finish(struct pc_verify *v)
+static void
+attest_finish(struct pc_verify *v, void *st)
 {
-	if (v->attest != NULL)
-		decide(v, false, 0);
+	struct attest *a = st;
+
+	if (a->on)
+		decide(v, &a->c, false, 0);
 }
 
 /* ---- one quote ---- */
 
-#define WHY_LEN 200
-
-/* The ECDSA signature over SHA-256(quote), by the policy's AK. */
-static int
-check_signature(const struct pcv_attest *a, const struct pc_record_attest *q, char *why)
-{
-	TPMT_SIGNATURE sig;
-	size_t off = 0;
-	int ok = 0;
-
-	memset(&sig, 0, sizeof(sig));
-	if (Tss2_MU_TPMT_SIGNATURE_Unmarshal(q->sig, q->sig_len, &off, &sig) != TSS2_RC_SUCCESS ||
-	    off != q->sig_len || sig.sigAlg != TPM2_ALG_ECDSA ||
-	    sig.signature.ecdsa.hash != TPM2_ALG_SHA256) {
-		snprintf(why, WHY_LEN,
-			 "the signature is not a TPMT_SIGNATURE of ECDSA with SHA-256");
-		return -1;
-	}
-	ECDSA_SIG *es = ECDSA_SIG_new();
-	BIGNUM *r = BN_bin2bn(sig.signature.ecdsa.signatureR.buffer,
-			      sig.signature.ecdsa.signatureR.size, NULL);
-	BIGNUM *s = BN_bin2bn(sig.signature.ecdsa.signatureS.buffer,
-			      sig.signature.ecdsa.signatureS.size, NULL);
-	unsigned char *der = NULL;
-	int derlen = -1;
-	if (es != NULL && r != NULL && s != NULL && ECDSA_SIG_set0(es, r, s) == 1) {
-		r = s = NULL;
-		derlen = i2d_ECDSA_SIG(es, &der);
-	}
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	if (derlen > 0 && ctx != NULL &&
-	    EVP_DigestVerifyInit(ctx, NULL, EVP_sha256(), NULL, a->ak) == 1)
-		ok = EVP_DigestVerify(ctx, der, (size_t)derlen, q->quote, q->quote_len) == 1;
-	EVP_MD_CTX_free(ctx);
-	OPENSSL_free(der);
-	BN_free(r);
-	BN_free(s);
-	ECDSA_SIG_free(es);
-	if (!ok)
-		snprintf(why, WHY_LEN,
-			 "the quote's signature does not verify with the policy's AK "
-			 "(a quote of another TPM, or altered)");
-	return ok ? 0 : -1;
-}
-
-static int
-check_selection(const TPMS_QUOTE_INFO *qi, const struct pc_record_attest *q, char *why)
-{
-	uint8_t digest[32];
-	uint32_t mask = 0;
-
-	if (qi->pcrSelect.count != 1 || qi->pcrSelect.pcrSelections[0].hash != TPM2_ALG_SHA256 ||
-	    qi->pcrSelect.pcrSelections[0].sizeofSelect > 3) {
-		snprintf(why, WHY_LEN, "the quote's PCR selection is not one SHA-256 bank");
-		return -1;
-	}
-	for (unsigned i = 0; i < 8u * qi->pcrSelect.pcrSelections[0].sizeofSelect; i++)
-		if (qi->pcrSelect.pcrSelections[0].pcrSelect[i / 8] & (1u << (i % 8)))
-			mask |= 1u << i;
-	crypto_hash_sha256(digest, &q->pcr[0][0], 32 * pc_record_attest_npcrs(q->pcr_mask));
-	if (mask != q->pcr_mask || qi->pcrDigest.size != 32 ||
-	    sodium_memcmp(digest, qi->pcrDigest.buffer, 32) != 0) {
-		snprintf(why, WHY_LEN, "the record's PCR values are not the ones the TPM quoted");
-		return -1;
-	}
-	return 0;
-}
-
-/* The value of PCR i as quoted, or NULL. */
-static const uint8_t *
-pcr_value(const struct pc_record_attest *q, unsigned i)
-{
-	if (!(q->pcr_mask & (1u << i)))
-		return NULL;
-	return q->pcr[pc_record_attest_npcrs(q->pcr_mask & ((1u << i) - 1))];
-}
-
-static int
-check_policy_pcrs(const struct pcv_attest *a, const struct pc_record_attest *q, char *why)
-{
-	char want[65], got[65];
-
-	for (unsigned i = 0; i < PC_ATTEST_PCRS; i++) {
-		if (!(a->policy.pcr_mask & (1u << i)))
-			continue;
-		const uint8_t *v = pcr_value(q, i);
-		if (v == NULL) {
-			snprintf(why, WHY_LEN, "PCR %u is not quoted; the policy fixes its value",
-				 i);
-			return -1;
-		}
-		if (memcmp(v, a->policy.pcr[i], 32) != 0) {
-			pc_hex(v, 32, got);
-			pc_hex(a->policy.pcr[i], 32, want);
-			snprintf(why, WHY_LEN, "PCR %u is %.16s..., the policy expects %.16s...", i,
-				 got, want);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* SHA-256 of an ima-ng entry's fields, each after its 32-bit little-endian length. */
+/* An ATTEST in a run: the sequence (check 5) saw to it, and to its label. */
 static void
-ima_ng_hash(const uint8_t file[32], const char *path, size_t plen, uint8_t out[32])
+attest_quote(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
-	crypto_hash_sha256_state h;
-	uint8_t len[4];
-	static const char algo[] = "sha256:";
+	struct attest *at = st;
+	struct checking *a = &at->c;
+	char why[PCV_WHY_LEN];
+	struct pcv_quote_ctx q = { &a->policy, a->ak, &v->key, a->root_before, v->digest };
 
-	crypto_hash_sha256_init(&h);
-	uint32_t n = sizeof(algo) + 32; /* "sha256:" and its NUL, then the digest */
-	memcpy(len, (uint8_t[]){ n, n >> 8, n >> 16, n >> 24 }, 4);
-	crypto_hash_sha256_update(&h, len, 4);
-	crypto_hash_sha256_update(&h, (const uint8_t *)algo, sizeof(algo));
-	crypto_hash_sha256_update(&h, file, 32);
-	n = (uint32_t)plen + 1;
-	memcpy(len, (uint8_t[]){ n, n >> 8, n >> 16, n >> 24 }, 4);
-	crypto_hash_sha256_update(&h, len, 4);
-	crypto_hash_sha256_update(&h, (const uint8_t *)path, plen);
-	crypto_hash_sha256_update(&h, (const uint8_t *)"", 1);
-	crypto_hash_sha256_final(&h, out);
-}
-
-/* One line "PCR TEMPLATE-HASH ima-ng sha256:FILE-HASH PATH": 0, or -1 with why. */
-static int
-ima_line(const char *s, size_t len, unsigned pcr, uint8_t tmpl[32], uint8_t file[32], char *why,
-	 unsigned lineno)
-{
-	char head[16];
-	int n = snprintf(head, sizeof(head), "%u ", pcr);
-	const char *p = s + n;
-
-	if (len < (size_t)n + 64 + 1 + 7 + 7 + 64 + 2 || memcmp(s, head, (size_t)n) != 0 ||
-	    !pc_unhex(p, 64, tmpl, 32) || memcmp(p + 64, " ima-ng sha256:", 15) != 0 ||
-	    !pc_unhex(p + 79, 64, file, 32) || p[143] != ' ') {
-		snprintf(why, WHY_LEN,
-			 "IMA line %u is not 'PCR HASH ima-ng sha256:HASH PATH' for PCR %u", lineno,
-			 pcr);
-		return -1;
-	}
-	uint8_t want[32];
-	ima_ng_hash(file, p + 144, len - (size_t)(p + 144 - s), want);
-	if (memcmp(want, tmpl, 32) != 0) {
-		snprintf(why, WHY_LEN,
-			 "IMA line %u: its template hash is not that of its file hash and path",
-			 lineno);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Replays the IMA list into the quoted PCR and looks, in the part that
- * replays to it, for a measurement of the record's build's file.
- */
-static int
-check_ima(const struct pcv_attest *a, const struct pc_record *r, char *why)
-{
-	const struct pc_record_attest *q = r->attest;
-	const struct pc_attest_policy *p = &a->policy;
-	const uint8_t *want = NULL, *quoted = pcr_value(q, p->ima_pcr);
-	char b[65];
-
-	pc_hex(r->build_id, 32, b);
-	for (unsigned i = 0; i < p->nbuilds; i++)
-		if (memcmp(p->builds[i].build_id, r->build_id, 32) == 0)
-			want = p->builds[i].sha256;
-	if (want == NULL) {
-		snprintf(why, WHY_LEN, "build %.16s... is none of the policy's builds", b);
-		return -1;
-	}
-	if (quoted == NULL) {
-		snprintf(why, WHY_LEN, "PCR %u, IMA's, is not quoted", p->ima_pcr);
-		return -1;
-	}
-	uint8_t pcr[32] = { 0 }, tmpl[32], file[32];
-	bool found = false, matched = sodium_memcmp(pcr, quoted, 32) == 0;
-	unsigned lineno = 0;
-	for (size_t off = 0; off < q->ima_len && !matched; lineno++) {
-		const char *s = (const char *)q->ima + off;
-		const char *nl = memchr(s, '\n', q->ima_len - off);
-		size_t len = nl != NULL ? (size_t)(nl - s) : q->ima_len - off;
-		off += len + 1;
-		if (ima_line(s, len, p->ima_pcr, tmpl, file, why, lineno + 1) != 0)
-			return -1;
-		uint8_t cat[64];
-		memcpy(cat, pcr, 32);
-		memcpy(cat + 32, tmpl, 32);
-		crypto_hash_sha256(pcr, cat, 64);
-		found |= memcmp(file, want, 32) == 0;
-		matched = sodium_memcmp(pcr, quoted, 32) == 0;
-	}
-	if (!matched) {
-		snprintf(why, WHY_LEN,
-			 "the IMA list (%u lines) does not replay to the quoted PCR %u", lineno,
-			 p->ima_pcr);
-		return -1;
-	}
-	if (!found) {
-		pc_hex(want, 32, b);
-		snprintf(why, WHY_LEN,
-			 "the IMA list that replays to PCR %u has no measurement of "
-			 "this build's file (sha256 %.16s...)",
-			 p->ima_pcr, b);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-check_commitment(struct pc_verify *v, uint64_t index, const struct pc_record *r,
-		 const TPMS_ATTEST *t, char *why)
-{
-	const struct pc_record_attest *q = r->attest;
-	uint8_t qual[PC_ATTEST_QUAL_LEN];
-
-	if (q->ckpt_size != index || memcmp(q->ckpt_root, v->attest->root_before, 32) != 0) {
-		snprintf(why, WHY_LEN,
-			 "the quote commits to the checkpoint of size %" PRIu64
-			 "%s, not to the log before this record (size %" PRIu64
-			 "): a replayed quote",
-			 q->ckpt_size, q->ckpt_size == index ? " with another root" : "", index);
-		return -1;
-	}
-	pc_attest_qualifying(&v->key, r->podmap_digest, r->build_id, q->ckpt_size, q->ckpt_root,
-			     q->key_kind, qual);
-	if (t->extraData.size != sizeof(qual) ||
-	    sodium_memcmp(t->extraData.buffer, qual, 32) != 0) {
-		snprintf(why, WHY_LEN,
-			 "the quote's qualifying data does not commit to this log "
-			 "(its key, pod map, build and checkpoint)");
-		return -1;
-	}
-	/* the sequence fails the record too; a quote of another map attests none of these windows */
-	if (memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) != 0) {
-		snprintf(why, WHY_LEN, "the quote names another pod map than the one in force");
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * A quote names its signer by qualified name: for a primary key of the
- * endorsement hierarchy, 000b || SHA-256(TPM_RH_ENDORSEMENT || its name)
- * (TPM 2.0 Part 1, 16 "Names").
- */
-static bool
-signed_by_ak(const struct pc_attest_policy *p, const TPMS_ATTEST *t)
-{
-	uint8_t buf[4 + sizeof(p->ak_name)], qn[34] = { 0x00, 0x0b };
-
-	buf[0] = 0x40, buf[1] = 0x00, buf[2] = 0x00, buf[3] = 0x0b;
-	memcpy(buf + 4, p->ak_name, p->ak_name_len);
-	crypto_hash_sha256(qn + 2, buf, 4 + p->ak_name_len);
-	return t->qualifiedSigner.size == sizeof(qn) &&
-	    memcmp(t->qualifiedSigner.name, qn, sizeof(qn)) == 0;
-}
-
-static int
-check_quote(struct pc_verify *v, uint64_t index, const struct pc_record *r, char *why)
-{
-	const struct pcv_attest *a = v->attest;
-	const struct pc_record_attest *q = r->attest;
-	TPMS_ATTEST t;
-	size_t off = 0;
-
-	memset(&t, 0, sizeof(t));
-	if (Tss2_MU_TPMS_ATTEST_Unmarshal(q->quote, q->quote_len, &off, &t) != TSS2_RC_SUCCESS ||
-	    off != q->quote_len || t.magic != TPM2_GENERATED_VALUE ||
-	    t.type != TPM2_ST_ATTEST_QUOTE) {
-		snprintf(why, WHY_LEN, "the quote is not a TPM-generated TPMS_ATTEST of a quote");
-		return -1;
-	}
-	if (a->policy.ak_name_len != 0 && !signed_by_ak(&a->policy, &t)) {
-		snprintf(why, WHY_LEN, "the quote is by another key than the policy's AK");
-		return -1;
-	}
-	if (check_signature(a, q, why) != 0 || check_commitment(v, index, r, &t, why) != 0 ||
-	    check_selection(&t.attested.quote, q, why) != 0 || check_policy_pcrs(a, q, why) != 0)
-		return -1;
-	if (a->policy.nbuilds > 0 && check_ima(a, r, why) != 0)
-		return -1;
-	return 0;
-}
-
-void
-pcv_attest_record(struct pc_verify *v, uint64_t index, const struct pc_record *r)
-{
-	struct pcv_attest *a = v->attest;
-	char why[WHY_LEN];
-
-	/* in a run: the sequence (check 5) saw to it, and to its label */
-	if (a == NULL)
+	if (!at->on)
 		return;
-	if (check_quote(v, index, r, why) != 0) {
+	if (pcv_attest_quote(&q, index, r, why) != 0) {
 		a->sum.quotes_refused++;
 		pcv_fail(v, PC_VC_ATTEST, (int64_t)index, r, "%s", why);
 		return;
@@ -485,7 +202,114 @@ pcv_attest_record(struct pc_verify *v, uint64_t index, const struct pc_record *r
 	a->sum.quotes_ok++;
 	a->sum.last_quote = (int64_t)index;
 	a->sum.key_kind = r->attest->key_kind;
-	decide(v, true, index);
+	decide(v, a, true, index);
 	a->have_quote = true;
 	a->quote_record = index;
 }
+
+/* ---- the reports: the quotes and windows under --attest, else the records not checked ---- */
+
+static const char *
+signing_key_name(uint8_t kind)
+{
+	return kind == PC_KEY_SEALED ? "sealed" : "file";
+}
+
+/* The ATTEST records this run read that no --attest policy checked: 0 under --attest. */
+static uint64_t
+unchecked(const struct attest *a)
+{
+	return a->on ? 0 : a->nattest;
+}
+
+static void
+attest_text(const struct pc_verify *v, const void *st, FILE *f)
+{
+	uint64_t n = unchecked(st);
+
+	(void)v;
+	if (n > 0)
+		fprintf(f, "\nattestation: %" PRIu64 " ATTEST record%s not checked (no --attest)\n",
+			n, n == 1 ? "" : "s");
+}
+
+static void
+attest_json(const struct pc_verify *v, const void *st, FILE *f)
+{
+	const struct attest *a = st;
+	const struct pc_verify_attest_summary *s = &a->c.sum;
+
+	(void)v;
+	if (!a->on) {
+		/* quotes in the log that no policy was given to check: said, not failed */
+		if (unchecked(a) > 0)
+			fprintf(
+			    f,
+			    "  \"attestation\": {\"checked\": false, \"attest_records\": %" PRIu64
+			    "},\n",
+			    unchecked(a));
+		return;
+	}
+	fprintf(f,
+		"  \"attestation\": {\"quotes_ok\": %" PRIu64 ", \"quotes_refused\": %" PRIu64
+		", \"windows_attested\": %" PRIu64 ", \"windows_unattested\": %" PRIu64
+		", \"last_quote\": ",
+		s->quotes_ok, s->quotes_refused, s->windows_attested, s->windows_unattested);
+	if (s->last_quote >= 0)
+		fprintf(f, "%" PRId64 ", \"signing_key\": \"%s\"},\n", s->last_quote,
+			signing_key_name(s->key_kind));
+	else
+		fputs("null, \"signing_key\": null},\n", f);
+}
+
+static void
+html_unchecked(uint64_t n, FILE *f)
+{
+	if (n == 0)
+		return;
+	fprintf(f,
+		"<section id=\"attestation\" class=\"unchecked\">\n<h2>Attestation</h2>\n<p "
+		"class=\"warn\"><span data-k=\"attest_records\">%" PRIu64
+		"</span> ATTEST record%s not checked (no --attest).</p>\n</section>\n",
+		n, n == 1 ? "" : "s");
+}
+
+static void
+attest_html(const struct pc_verify *v, const void *st, FILE *f)
+{
+	const struct attest *a = st;
+	const struct pc_verify_attest_summary *s = &a->c.sum;
+
+	if (!a->on) {
+		html_unchecked(unchecked(a), f);
+		return;
+	}
+	fprintf(f,
+		"<section id=\"attestation\" class=\"%s\">\n<h2>Attestation</h2>\n<table "
+		"id=\"attest-summary\">\n",
+		v->found.failsum[PC_VC_ATTEST].count == 0 ? "ok" : "failed");
+	pcv_tr_u64(f, "quotes verified", "quotes_ok", s->quotes_ok);
+	pcv_tr_u64(f, "quotes refused", "quotes_refused", s->quotes_refused);
+	pcv_tr_u64(f, "windows attested", "windows_attested", s->windows_attested);
+	pcv_tr_u64(f, "windows not attested", "windows_unattested", s->windows_unattested);
+	if (s->last_quote >= 0) {
+		pcv_tr_u64(f, "newest valid quote (record)", "last_quote", (uint64_t)s->last_quote);
+		fputs("<tr><th>signing key</th>", f);
+		pcv_td_str(f, "signing_key", signing_key_name(s->key_kind));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+const struct pcv_check pcv_attest_check = {
+	.name = "attest",
+	.size = sizeof(struct attest),
+	.free = attest_free,
+	.record = attest_record,
+	.on[PC_REC_ATTEST] = attest_quote,
+	.after = attest_after,
+	.finish = attest_finish,
+	.report[PCV_TEXT] = attest_text,
+	.report[PCV_JSON] = attest_json,
+	.report[PCV_HTML] = attest_html,
+};

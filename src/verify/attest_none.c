@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The verifier built without libcrypto or tpm2-tss's marshalling: no --attest. */
-#include "attest.h"
+/*
+ * The verifier built without libcrypto or tpm2-tss's marshalling: no
+ * quote can be checked, so --attest is refused (verify/attest_quote.h).
+ */
+#include <stddef.h>
 
-#include "verify_impl.h"
+#include "attest.h"
+#include "attest_quote.h"
 
 int
 pc_verify_attest_available(void)
@@ -10,54 +14,27 @@ pc_verify_attest_available(void)
 	return 0;
 }
 
-int
-pc_verify_set_attest(struct pc_verify *v, const struct pc_attest_policy *p, struct pc_error *err)
+void *
+pcv_attest_key(const char *pem, struct pc_error *err)
 {
-	(void)v, (void)p;
-	return pc_error_set(err,
-			    "this podcap-verify was built without attestation "
-			    "(libcrypto and tpm2-tss's libtss2-mu)");
+	(void)pem;
+	pc_error_set(err,
+		     "this podcap-verify was built without attestation "
+		     "(libcrypto and tpm2-tss's libtss2-mu)");
+	return NULL;
+}
+
+void
+pcv_attest_key_free(void *ak)
+{
+	(void)ak;
 }
 
 int
-pc_verify_attest_summary(const struct pc_verify *v, struct pc_verify_attest_summary *s)
+pcv_attest_quote(const struct pcv_quote_ctx *q, uint64_t index, const struct pc_record *r,
+		 char *why)
 {
-	(void)v, (void)s;
+	(void)q, (void)index, (void)r;
+	why[0] = '\0';
 	return -1;
-}
-
-void
-pcv_attest_run(struct pc_verify *v)
-{
-	(void)v;
-}
-
-void
-pcv_attest_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
-{
-	(void)v, (void)index, (void)r;
-}
-
-void
-pcv_attest_record(struct pc_verify *v, uint64_t index, const struct pc_record *r)
-{
-	(void)v, (void)index, (void)r;
-}
-
-void
-pcv_attest_after(struct pc_verify *v)
-{
-	(void)v;
-}
-
-void
-pcv_attest_finish(struct pc_verify *v)
-{
-	(void)v;
-}
-
-void
-pcv_attest_free(struct pc_verify *v)
-{
-	(void)v;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Counters a real port can produce (docs/log-format.md, "Verifying", check
- * 13): a WINDOW carries one link block for each uplink its pods name, and
- * every counter's bytes lie between its frames times the smallest and the
+ * Counters a real port can produce (docs/verify.md, check 13): a WINDOW
+ * carries one link block for each uplink its pods name, and every
+ * counter's bytes lie between its frames times the smallest and the
  * largest frame podcapd counts in it (docs/design.md, "Hostile frames").
- * A signed log may claim anything; these are claims no port can make.
+ * A signed log may claim anything; these are claims no port can make. Its
+ * findings are listed after the others' (counters_finish).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "log/record.h"
 #include "verify.h"
 
+#include "podmap.h"
 #include "verify_impl.h"
 
 /* A frame with a whole Ethernet header: the shortest a pod or an unmapped drop counts. */
@@ -32,50 +34,80 @@ cmp_name(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-void
-pcv_inforce_uplinks(struct pc_verify *v)
+/* The uplinks the pods in force name, sorted, each once; and whether a WINDOW had its block. */
+struct counters {
+	char (*uplinks)[PC_ID_LEN];
+	bool *seen;
+	uint32_t n;
+};
+
+static void
+counters_free(void *st)
+{
+	struct counters *c = st;
+
+	free(c->uplinks);
+	free(c->seen);
+}
+
+/* The pods in force changed: the uplinks they name, for the link blocks of their windows. */
+static void
+inforce_uplinks(struct pc_verify *v, struct counters *c)
 {
 	uint32_t n = 0;
 
-	free(v->inforce_uplinks);
-	free(v->uplink_seen);
-	v->inforce_uplinks = calloc(v->ninforce ? v->ninforce : 1, sizeof(*v->inforce_uplinks));
-	v->uplink_seen = calloc(v->ninforce ? v->ninforce : 1, sizeof(*v->uplink_seen));
-	if (v->inforce_uplinks == NULL || v->uplink_seen == NULL)
-		abort();   /* bounded by the pods declared: exhaustion is not a finding */
+	counters_free(c);
+	c->uplinks = calloc(v->ninforce ? v->ninforce : 1, sizeof(*c->uplinks));
+	c->seen = calloc(v->ninforce ? v->ninforce : 1, sizeof(*c->seen));
+	if (c->uplinks == NULL || c->seen == NULL)
+		abort(); /* bounded by the pods declared: exhaustion is not a finding */
 	for (uint32_t i = 0; i < v->ninforce; i++)
-		memcpy(v->inforce_uplinks[i], v->inforce[i].uplink, PC_ID_LEN);
-	qsort(v->inforce_uplinks, v->ninforce, PC_ID_LEN, cmp_name);
+		memcpy(c->uplinks[i], v->inforce[i].uplink, PC_ID_LEN);
+	qsort(c->uplinks, v->ninforce, PC_ID_LEN, cmp_name);
 	for (uint32_t i = 0; i < v->ninforce; i++)
-		if (n == 0 || strcmp(v->inforce_uplinks[n - 1], v->inforce_uplinks[i]) != 0)
-			memmove(v->inforce_uplinks[n++], v->inforce_uplinks[i], PC_ID_LEN);
-	v->ninforce_uplinks = n;
+		if (n == 0 || strcmp(c->uplinks[n - 1], c->uplinks[i]) != 0)
+			memmove(c->uplinks[n++], c->uplinks[i], PC_ID_LEN);
+	c->n = n;
+}
+
+static void
+counters_declare(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
+{
+	(void)index, (void)r;
+	inforce_uplinks(v, st);
+}
+
+static void
+counters_resume(struct pc_verify *v, void *st)
+{
+	inforce_uplinks(v, st);
 }
 
 /* One link block per uplink the pods in force name: none missing, repeated or invented. */
 static void
-check_links(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+check_links(struct pc_verify *v, struct counters *c, uint64_t index, const struct pc_record *r)
 {
 	for (uint32_t i = 0; i < r->nlinks; i++) {
 		const char *name = r->links[i].name;
-		char (*at)[PC_ID_LEN] = bsearch(name, v->inforce_uplinks, v->ninforce_uplinks,
-						PC_ID_LEN, cmp_name);
+		char(*at)[PC_ID_LEN] = bsearch(name, c->uplinks, c->n, PC_ID_LEN, cmp_name);
 
 		if (at == NULL) {
 			pcv_fail(v, PC_VC_COUNTERS, (int64_t)index, r, "link block for uplink %s, "
 				 "which no pod in force names", name);
-		} else if (v->uplink_seen[at - v->inforce_uplinks]) {
+		} else if (c->seen[at - c->uplinks]) {
 			pcv_fail(v, PC_VC_COUNTERS, (int64_t)index, r, "two link blocks for "
 				 "uplink %s", name);
 		} else {
-			v->uplink_seen[at - v->inforce_uplinks] = true;
+			c->seen[at - c->uplinks] = true;
 		}
 	}
-	for (uint32_t u = 0; u < v->ninforce_uplinks; u++) {
-		if (!v->uplink_seen[u])
-			pcv_fail(v, PC_VC_COUNTERS, (int64_t)index, r, "no link block for uplink "
-				 "%s, which pods in force name", v->inforce_uplinks[u]);
-		v->uplink_seen[u] = false;
+	for (uint32_t u = 0; u < c->n; u++) {
+		if (!c->seen[u])
+			pcv_fail(v, PC_VC_COUNTERS, (int64_t)index, r,
+				 "no link block for uplink "
+				 "%s, which pods in force name",
+				 c->uplinks[u]);
+		c->seen[u] = false;
 	}
 }
 
@@ -92,12 +124,14 @@ check_one(struct pc_verify *v, uint64_t index, const struct pc_record *r, const 
 		 pc_dir_name((enum pc_dir)d), field, bytes, frames, lo, hi);
 }
 
-void
-pcv_check_counters(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+/* A WINDOW with the pods in force: its link blocks and every counter's bytes per frame. */
+static void
+counters_window(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
-	uint64_t max = v->inforce_map >= 0 ? v->maps[v->inforce_map]->max_frame : MAX_FRAME_ANY;
+	const struct pc_config *map = pcv_podmap_inforce(v);
+	uint64_t max = map != NULL ? map->max_frame : MAX_FRAME_ANY;
 
-	check_links(v, index, r);
+	check_links(v, st, index, r);
 	for (uint32_t i = 0; i < r->npods; i++)
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
 			const struct pc_record_pod *p = &r->pods[i];
@@ -123,3 +157,27 @@ pcv_check_counters(struct pc_verify *v, uint64_t index, const struct pc_record *
 				  MIN_MALFORMED, MAX_MALFORMED);
 		}
 }
+
+/*
+ * The counters findings come last: an impossible counter is most often
+ * the trace of a record changed after signing, which the tree's failure
+ * names first.
+ */
+static void
+counters_finish(struct pc_verify *v, void *st)
+{
+	(void)st;
+	if (pc_verify_find(v, PC_VC_COUNTERS) != NULL)
+		pcv_failures_last(&v->found, PC_VC_COUNTERS);
+}
+
+const struct pcv_check pcv_counters_check = {
+	.name = "counters",
+	.size = sizeof(struct counters),
+	.free = counters_free,
+	.on[PC_REC_START] = counters_declare,
+	.on[PC_REC_RELOAD] = counters_declare,
+	.on[PC_REC_WINDOW] = counters_window,
+	.finish = counters_finish,
+	.resume = counters_resume,
+};

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DECLARE records and the auditor's declarations (src/verify/declare.h):
- * a DECLARE belongs to the START or RELOAD just before it (the two are one
- * act: the map and the declaration under which it runs), and puts that
- * declaration's validity in force for the windows after it. With auditor
- * keys given, every map in force must have come with a declaration the
- * verifier holds and that checks out.
+ * DECLARE records and the auditor's declarations (src/verify/declare.h;
+ * docs/verify.md, check 6a): a DECLARE belongs to the START or RELOAD just
+ * before it (the two are one act: the map and the declaration under which
+ * it runs), and puts that declaration's validity in force for the windows
+ * after it. With auditor keys given, every map in force must have come
+ * with a declaration the verifier holds and that checks out, and a
+ * resumed run reads every record again: what it checks is not saved.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "base/hex.h"
 #include "declare.h"
 
+#include "print.h"
 #include "verify_impl.h"
 
 struct decl_file {
@@ -25,7 +27,7 @@ struct decl_file {
 	uint8_t hash[PC_DIGEST_LEN];
 };
 
-struct pcv_audit {
+struct declare {
 	struct pc_verifier_key keys[PC_DECL_MAX_KEYS];
 	size_t nkeys;
 	struct decl_file *files;
@@ -44,20 +46,22 @@ struct pcv_audit {
 	size_t nassigned;
 };
 
-static struct pcv_audit *
-audit_of(struct pc_verify *v)
+static int
+declare_init(struct pc_verify *v, void *st)
 {
-	if (v->audit == NULL) {
-		v->audit = calloc(1, sizeof(*v->audit));
-		if (v->audit == NULL)
-			abort();
-		v->audit->want = -1;
-		v->audit->max_age_ns = PC_VERIFY_UNLIMITED;
-		v->audit->seen = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->audit->seen));
-		if (v->audit->seen == NULL)
-			abort();
-	}
-	return v->audit;
+	struct declare *a = st;
+
+	(void)v;
+	a->want = -1;
+	a->max_age_ns = PC_VERIFY_UNLIMITED;
+	a->seen = calloc(PC_VERIFY_MAX_KEPT, sizeof(*a->seen));
+	return a->seen == NULL ? -1 : 0;
+}
+
+static struct declare *
+declare_of(const struct pc_verify *v)
+{
+	return pcv_state(v, PCV_DECLARE);
 }
 
 int
@@ -65,7 +69,7 @@ pc_verify_set_auditors(struct pc_verify *v, const struct pc_verifier_key *keys, 
 		       const struct pc_verify_declaration *decls, size_t ndecls,
 		       uint64_t max_age_ns, struct pc_error *err)
 {
-	struct pcv_audit *a = audit_of(v);
+	struct declare *a = declare_of(v);
 
 	if (nkeys > PC_DECL_MAX_KEYS)
 		return pc_error_set(err, "more than %d auditor keys", PC_DECL_MAX_KEYS);
@@ -102,7 +106,7 @@ int
 pc_verify_set_assignments(struct pc_verify *v, const uint8_t (*digests)[32],
 			  const char *const *labels, size_t n, struct pc_error *err)
 {
-	struct pcv_audit *a = audit_of(v);
+	struct declare *a = declare_of(v);
 
 	a->assigned = calloc(n ? n : 1, sizeof(*a->assigned));
 	a->labels = calloc(n ? n : 1, sizeof(*a->labels));
@@ -120,7 +124,7 @@ pc_verify_set_assignments(struct pc_verify *v, const uint8_t (*digests)[32],
 
 /* The seed whose map has this digest, or -1. */
 static int
-assignment_of(const struct pcv_audit *a, const uint8_t digest[PC_DIGEST_LEN])
+assignment_of(const struct declare *a, const uint8_t digest[PC_DIGEST_LEN])
 {
 	for (size_t i = 0; i < a->nassigned; i++)
 		if (memcmp(a->assigned[i], digest, PC_DIGEST_LEN) == 0)
@@ -128,13 +132,11 @@ assignment_of(const struct pcv_audit *a, const uint8_t digest[PC_DIGEST_LEN])
 	return -1;
 }
 
-void
-pcv_audit_free(struct pc_verify *v)
+static void
+declare_free(void *st)
 {
-	struct pcv_audit *a = v->audit;
+	struct declare *a = st;
 
-	if (a == NULL)
-		return;
 	for (size_t i = 0; i < a->nassigned; i++)
 		free(a->labels[i]);
 	free(a->labels);
@@ -145,23 +147,29 @@ pcv_audit_free(struct pc_verify *v)
 	}
 	free(a->files);
 	free(a->seen);
-	free(a);
-	v->audit = NULL;
 }
 
-bool
-pcv_audit_full(const struct pc_verify *v)
+/* Whether the auditor's keys were given: then every map in force must be declared. */
+static bool
+full(const struct pc_verify *v)
 {
-	return v->audit != NULL && v->audit->nkeys > 0;
+	return declare_of(v)->nkeys > 0;
+}
+
+static bool
+declare_rereads(const struct pc_verify *v, const void *st)
+{
+	(void)st;
+	return full(v);
 }
 
 /* The START or RELOAD at `want` got no DECLARE: with auditor keys, that map ran undeclared. */
 static void
 missing(struct pc_verify *v, const struct pc_record *r)
 {
-	struct pcv_audit *a = v->audit;
+	struct declare *a = declare_of(v);
 
-	if (pcv_audit_full(v))
+	if (full(v))
 		pcv_fail(v, PC_VC_PODMAP, a->want, r,
 			 "%s record is not followed by a declare "
 			 "record: no auditor's declaration binds the pod map it puts in force",
@@ -169,15 +177,12 @@ missing(struct pc_verify *v, const struct pc_record *r)
 	a->want = -1;
 }
 
-void
-pcv_audit_record(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+/* Each record first: a START or RELOAD awaits its DECLARE, which must come next. */
+static void
+declare_record(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
-	struct pcv_audit *a = v->audit;
+	struct declare *a = st;
 
-	if (a == NULL && r->type != PC_REC_DECLARE && r->type != PC_REC_START &&
-	    r->type != PC_REC_RELOAD)
-		return;
-	a = audit_of(v);
 	if (a->want >= 0 && r->type != PC_REC_DECLARE)
 		missing(v, NULL);
 	if (r->type == PC_REC_START || r->type == PC_REC_RELOAD) {
@@ -198,7 +203,7 @@ pcv_audit_record(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 
 /* The declaration file among those given whose hash the record names, or -1. */
 static int
-find_file(const struct pcv_audit *a, const uint8_t hash[PC_DIGEST_LEN])
+find_file(const struct declare *a, const uint8_t hash[PC_DIGEST_LEN])
 {
 	for (size_t i = 0; i < a->nfiles; i++)
 		if (memcmp(a->files[i].hash, hash, PC_DIGEST_LEN) == 0)
@@ -210,7 +215,7 @@ find_file(const struct pcv_audit *a, const uint8_t hash[PC_DIGEST_LEN])
 static void
 check_file(struct pc_verify *v, uint64_t index, const struct pc_record *r, int file)
 {
-	struct pcv_audit *a = v->audit;
+	struct declare *a = declare_of(v);
 	struct pc_declaration d;
 	struct pc_error err;
 	char hex[2 * PC_DIGEST_LEN + 1];
@@ -243,10 +248,11 @@ check_file(struct pc_verify *v, uint64_t index, const struct pc_record *r, int f
 			 f->path);
 }
 
+/* A DECLARE: right after its START or RELOAD, for its window and map; its declaration in force. */
 static void
-on_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+declare_declare(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
-	struct pcv_audit *a = audit_of(v);
+	struct declare *a = st;
 
 	if (a->want < 0 || (uint64_t)a->want + 1 != index) {
 		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
@@ -264,7 +270,7 @@ on_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 		return;
 	}
 	int file = find_file(a, r->decl_hash);
-	if (pcv_audit_full(v))
+	if (full(v))
 		check_file(v, index, r, file);
 	a->on = true;
 	a->cur_failed = false;
@@ -276,12 +282,6 @@ on_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	memcpy(a->cur.hash, r->decl_hash, PC_DIGEST_LEN);
 	if (a->nseen < PC_VERIFY_MAX_KEPT)
 		a->seen[a->nseen++] = a->cur;
-}
-
-void
-pcv_audit_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r)
-{
-	on_declare(v, index, r);
 }
 
 /* The first of the record's windows that starts at or after t, or its last when none does. */
@@ -306,7 +306,7 @@ first_from(const struct pc_record *r, uint64_t t)
  * when they do; else why, and in *at the first window that does not.
  */
 static const char *
-window_outside(const struct pcv_audit *a, const struct pc_record *r, uint64_t *at)
+window_outside(const struct declare *a, const struct pc_record *r, uint64_t *at)
 {
 	uint64_t last = r->window_start_ns + (r->window_count - 1) * r->window_len_ns;
 
@@ -340,16 +340,15 @@ window_name(const struct pc_record *r, uint64_t at, char *buf, size_t len)
 		 r->window_count, s);
 }
 
-void
-pcv_audit_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+/* A WINDOW in its place: every window of it within the declaration in force. */
+static void
+declare_window(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
-	struct pcv_audit *a = v->audit;
+	struct declare *a = st;
 	char t[PC_UTC_LEN], nb[PC_UTC_LEN], na[PC_UTC_LEN];
 
-	if (a == NULL)
-		return;
 	if (!a->on) {
-		if (pcv_audit_full(v) && !a->cur_failed) {
+		if (full(v) && !a->cur_failed) {
 			pc_utc_format(r->window_start_ns, t, sizeof(t));
 			pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r,
 				 "window of %s runs under no "
@@ -381,50 +380,54 @@ pcv_audit_window(struct pc_verify *v, uint64_t index, const struct pc_record *r)
 	}
 }
 
-void
-pcv_audit_finish(struct pc_verify *v)
+static void
+declare_finish(struct pc_verify *v, void *st)
 {
-	if (v->audit != NULL && v->audit->want >= 0)
+	if (((struct declare *)st)->want >= 0)
 		missing(v, NULL);
 }
 
 size_t
 pc_verify_ndeclared(const struct pc_verify *v)
 {
-	return v->audit != NULL ? v->audit->nseen : 0;
+	return declare_of(v)->nseen;
 }
 
 const struct pc_verify_declared *
 pc_verify_declared_at(const struct pc_verify *v, size_t i)
 {
-	return i < pc_verify_ndeclared(v) ? &v->audit->seen[i] : NULL;
+	return i < pc_verify_ndeclared(v) ? &declare_of(v)->seen[i] : NULL;
 }
 
 const char *
 pc_verify_declaration_path(const struct pc_verify *v, int i)
 {
-	if (v->audit == NULL || i < 0 || (size_t)i >= v->audit->nfiles)
+	const struct declare *a = declare_of(v);
+
+	if (i < 0 || (size_t)i >= a->nfiles)
 		return "-";
-	return v->audit->files[i].path;
+	return a->files[i].path;
 }
 
-bool
-pcv_audit_reported(const struct pc_verify *v)
+/* ---- the reports: a declarations section when a DECLARE was seen or --auditor-key given ---- */
+
+static bool
+reported(const struct declare *a)
 {
-	return v->audit != NULL && (v->audit->nseen > 0 || v->audit->nkeys > 0);
+	return a->nseen > 0 || a->nkeys > 0;
 }
 
-/* The report's "declarations:" section: only when there is something to say. */
-void
-pcv_audit_print_text(const struct pc_verify *v, FILE *f)
+static void
+declare_text(const struct pc_verify *v, const void *st, FILE *f)
 {
+	const struct declare *da = st;
 	char hex[2 * PC_DIGEST_LEN + 1], a[PC_UTC_LEN], b[PC_UTC_LEN], c[PC_UTC_LEN], e[PC_UTC_LEN];
 
-	if (!pcv_audit_reported(v))
+	if (!reported(da))
 		return;
 	fprintf(f, "\ndeclarations (the auditor's, in force after each DECLARE):\n");
-	for (size_t i = 0; i < v->audit->nseen; i++) {
-		const struct pc_verify_declared *d = &v->audit->seen[i];
+	for (size_t i = 0; i < da->nseen; i++) {
+		const struct pc_verify_declared *d = &da->seen[i];
 
 		pc_hex(d->hash, PC_DIGEST_LEN, hex);
 		pc_utc_format(d->not_before_ns, a, sizeof(a));
@@ -442,11 +445,102 @@ pcv_audit_print_text(const struct pc_verify *v, FILE *f)
 			d->record, hex, a, b, d->windows, c, e,
 			pc_verify_declaration_path(v, d->file));
 		if (d->assignment >= 0)
-			fprintf(f, "  assigned by %s", v->audit->labels[d->assignment]);
+			fprintf(f, "  assigned by %s", da->labels[d->assignment]);
 		fputc('\n', f);
 	}
-	if (v->audit->nkeys == 0)
+	if (da->nkeys == 0)
 		fprintf(f,
 			"(no --auditor-key: the declarations were not checked, only their "
 			"validity against the windows)\n");
 }
+
+static void
+json_declaration(const struct pc_verify *v, const struct pc_verify_declared *d, FILE *f)
+{
+	char hex[2 * PC_DIGEST_LEN + 1];
+
+	pc_hex(d->hash, PC_DIGEST_LEN, hex);
+	fprintf(f, "{\"record\": %" PRIu64 ", \"hash\": \"%s\", \"not_before\": ", d->record, hex);
+	pcv_json_time_or_null(f, d->not_before_ns, true);
+	fputs(", \"not_after\": ", f);
+	pcv_json_time_or_null(f, d->not_after_ns, true);
+	fprintf(f, ", \"windows\": %" PRIu64 ", \"first_window\": ", d->windows);
+	pcv_json_time_or_null(f, d->first_window_ns, d->windows > 0);
+	fputs(", \"last_end\": ", f);
+	pcv_json_time_or_null(f, d->last_end_ns, d->windows > 0);
+	fputs(", \"file\": ", f);
+	if (d->file >= 0)
+		pc_json_string(f, pc_verify_declaration_path(v, d->file));
+	else
+		fputs("null", f);
+	fputs(", \"assignment\": ", f);
+	if (d->assignment >= 0)
+		fprintf(f, "%d}", d->assignment);
+	else
+		fputs("null}", f);
+}
+
+static void
+declare_json(const struct pc_verify *v, const void *st, FILE *f)
+{
+	size_t n = pc_verify_ndeclared(v);
+
+	if (!reported(st))
+		return;
+	fprintf(f, "  \"declarations_total\": %zu,\n  \"declarations\": [", n);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		json_declaration(v, pc_verify_declared_at(v, i), f);
+	}
+	fprintf(f, "%s],\n", n ? "\n  " : "");
+}
+
+static void
+declare_html(const struct pc_verify *v, const void *st, FILE *f)
+{
+	char hex[2 * PC_DIGEST_LEN + 1];
+	size_t n = pc_verify_ndeclared(v);
+
+	if (!reported(st))
+		return;
+	fputs("<section id=\"declarations\">\n<h2>The auditor's declarations</h2>\n", f);
+	fprintf(f,
+		"<p><span data-k=\"declarations_total\">%zu</span> in force after a DECLARE "
+		"record.</p>\n",
+		n);
+	fputs("<table id=\"declaration-list\">\n<tr><th>record</th><th>hash</th><th>not "
+	      "before</th><th>not after</th><th>windows</th><th>first window</th><th>last "
+	      "end</th><th>file</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		const struct pc_verify_declared *d = pc_verify_declared_at(v, i);
+
+		pc_hex(d->hash, PC_DIGEST_LEN, hex);
+		fputs("<tr class=\"declaration-row\">", f);
+		pcv_td_u64(f, "record", d->record);
+		pcv_td_str(f, "hash", hex);
+		pcv_td_time(f, "not_before", d->not_before_ns, true);
+		pcv_td_time(f, "not_after", d->not_after_ns, true);
+		pcv_td_u64(f, "windows", d->windows);
+		pcv_td_time(f, "first_window", d->first_window_ns, d->windows > 0);
+		pcv_td_time(f, "last_end", d->last_end_ns, d->windows > 0);
+		pcv_td_str(f, "file", d->file >= 0 ? pc_verify_declaration_path(v, d->file) : "-");
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+const struct pcv_check pcv_declare_check = {
+	.name = "declare",
+	.size = sizeof(struct declare),
+	.init = declare_init,
+	.free = declare_free,
+	.record = declare_record,
+	.on[PC_REC_DECLARE] = declare_declare,
+	.on[PC_REC_WINDOW] = declare_window,
+	.finish = declare_finish,
+	.rereads = declare_rereads,
+	.report[PCV_TEXT] = declare_text,
+	.report[PCV_JSON] = declare_json,
+	.report[PCV_HTML] = declare_html,
+};

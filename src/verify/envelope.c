@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The cap envelope (docs/log-format.md, "Verifying", check 7). For each
+ * The cap envelope (docs/verify.md, check 7). For each
  * pod and direction the verifier carries, from record to record, a bound on
  * what the pod's token bucket can hold, the way the bucket carries its
  * level (docs/bucket.md, "What the verifier checks"): it refills at the cap
@@ -10,7 +10,8 @@
  * more than the bound plus what the window earned: then some interval of
  * windows passed more than the bucket could have held at its start plus
  * what it earned over it. Exact integer arithmetic in bit-ns (8e9 per
- * byte, cap_bps per ns), O(1) per pod and window.
+ * byte, cap_bps per ns), O(1) per pod and window. Each pod's bound in each
+ * direction is its state of the pod; the saved state carries them all.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -19,9 +20,51 @@
 #include "base/clock.h"
 #include "log/record.h"
 #include "verify.h"
-#include "shape/window_budget.h"
 
+#include "envelope.h"
+#include "lines.h"
 #include "verify_impl.h"
+
+/*
+ * Envelope of one pod and direction (docs/bucket.md, "What the verifier
+ * checks"): a bound on what its token bucket can hold, carried from record
+ * to record as the bucket carries its level. At real time at_real_ns
+ * (label at_ns) the bucket holds at most min(level, 8e9 x burst_bytes)
+ * bit-ns; the clamp is applied lazily, when the next record needs it.
+ * level below zero means the pod passed more than any bucket could have:
+ * -level is the excess of the worst interval ending there, the one from
+ * anchor_ns, where the bucket held at most anchor_tokens and from which it
+ * earned `earned` while the pod passed `bytes`.
+ */
+struct env {
+	bool active;
+	uint64_t cap_bps, burst_bytes;
+	char uplink[PC_ID_LEN]; /* a pod moved to another uplink gets a new bucket */
+	uint64_t listed;        /* the START or RELOAD that last put it in force */
+	i128 level;
+	uint64_t at_ns;
+	uint64_t at_real_ns; /* the same in real time: labels less the time clock steps skipped */
+	uint64_t anchor_ns;
+	i128 anchor_tokens;
+	i128 earned;
+	u128 bytes;
+	bool mixed;            /* the cap or burst changed since the anchor */
+	uint64_t over_windows; /* windows at which some interval broke the envelope */
+	bool viol;
+	i128 worst;
+	uint64_t w_start_ns, w_end_ns, w_window_ns, w_record;
+	u128 w_bytes;
+	i128 w_tokens, w_earned;
+	bool w_mixed;
+};
+
+/* What the envelope needs of the records between windows. */
+struct envelope {
+	bool declared;           /* a START or RELOAD put pods in force ... */
+	uint64_t inforce;        /* ... this one */
+	bool window_seen;        /* a window was accounted for ... */
+	uint64_t window_real_ns; /* ... its record's last starting here, in real time */
+};
 
 /* Bit-ns in a byte: 8 bits over 1e9 ns per second. */
 #define BYTE ((i128)8 * NS)
@@ -60,9 +103,8 @@ bytes_of(i128 x)
 
 /* The end of a bucket's run: its worst interval, if it broke the envelope. */
 static void
-env_close(struct pc_verify *v, const struct podsum *ps, int d)
+env_close(struct pc_verify *v, const char *id, const struct env *e, int d)
 {
-	const struct env *e = &ps->env[d];
 	char from[PC_UTC_LEN], to[PC_UTC_LEN], dur[DURATION_LEN], bytes[U128_LEN], over[U128_LEN];
 	char held[U128_LEN], earned[U128_LEN];
 	struct pc_record r = { .type = PC_REC_WINDOW };
@@ -78,8 +120,9 @@ env_close(struct pc_verify *v, const struct podsum *ps, int d)
 	if (!e->w_mixed && e->w_tokens == BYTE * e->burst_bytes) {
 		pcv_fail(v, PC_VC_ENVELOPE, (int64_t)e->w_record, &r,
 			 "pod %s %s: %s bytes passed from %s to %s (%s) exceed burst %" PRIu64
-			 " bytes + cap %" PRIu64 " bit/s x %s by %s bytes (%" PRIu64 " window%s over)",
-			 ps->id, pc_dir_name((enum pc_dir)d), bytes, from, to, dur, e->burst_bytes,
+			 " bytes + cap %" PRIu64 " bit/s x %s by %s bytes (%" PRIu64
+			 " window%s over)",
+			 id, pc_dir_name((enum pc_dir)d), bytes, from, to, dur, e->burst_bytes,
 			 e->cap_bps, dur, over, e->over_windows, e->over_windows == 1 ? "" : "s");
 		return;
 	}
@@ -89,8 +132,9 @@ env_close(struct pc_verify *v, const struct podsum *ps, int d)
 	pcv_fail(v, PC_VC_ENVELOPE, (int64_t)e->w_record, &r,
 		 "pod %s %s: %s bytes passed from %s to %s (%s) exceed the %s bytes its bucket "
 		 "could hold at the start + the %s bytes it earned since by %s bytes (%" PRIu64
-		 " window%s over)", ps->id, pc_dir_name((enum pc_dir)d), bytes, from, to, dur, held,
-		 earned, over, e->over_windows, e->over_windows == 1 ? "" : "s");
+		 " window%s over)",
+		 id, pc_dir_name((enum pc_dir)d), bytes, from, to, dur, held, earned, over,
+		 e->over_windows, e->over_windows == 1 ? "" : "s");
 }
 
 /* The bucket earns at the cap in force from the last time the bound was stated up to t. */
@@ -126,12 +170,10 @@ hold_at_most(struct env *e, i128 most, uint64_t t)
 
 /* A new bucket from label t on, holding at most `most`: the old one's run is over. */
 static void
-new_bucket(struct pc_verify *v, struct podsum *ps, int d, const struct pc_record_pod *p,
+new_bucket(struct pc_verify *v, const char *id, struct env *e, int d, const struct pc_record_pod *p,
 	   uint64_t t, uint64_t t_real, i128 most)
 {
-	struct env *e = &ps->env[d];
-
-	env_close(v, ps, d);
+	env_close(v, id, e, d);
 	memset(e, 0, sizeof(*e));
 	e->active = true;
 	e->cap_bps = p->cap_bps;
@@ -152,15 +194,14 @@ new_bucket(struct pc_verify *v, struct podsum *ps, int d, const struct pc_record
  * boundary: by then it may hold a burst.
  */
 static void
-declare_reload(struct pc_verify *v, struct podsum *ps, int d, const struct pc_record_pod *p,
-	       uint64_t t, uint64_t t_real)
+declare_reload(struct pc_verify *v, const struct envelope *ev, const char *id, struct env *e, int d,
+	       const struct pc_record_pod *p, uint64_t t, uint64_t t_real)
 {
-	struct env *e = &ps->env[d];
-	bool kept = e->active && v->env_declared && e->listed == v->env_inforce &&
+	bool kept = e->active && ev->declared && e->listed == ev->inforce &&
 	    strcmp(e->uplink, p->uplink) == 0;
 
 	if (!kept) {
-		new_bucket(v, ps, d, p, t, t_real, BYTE * p->burst_bytes);
+		new_bucket(v, id, e, d, p, t, t_real, BYTE * p->burst_bytes);
 		return;
 	}
 	refill(e, t, t_real);
@@ -179,45 +220,47 @@ declare_reload(struct pc_verify *v, struct podsum *ps, int d, const struct pc_re
  * running on through the time down (docs/bucket.md, "Start empty").
  */
 static void
-declare_start(struct pc_verify *v, struct podsum *ps, int d, const struct pc_record_pod *p,
-	      uint64_t t, uint64_t t_real)
+declare_start(struct pc_verify *v, const struct envelope *ev, const char *id, struct env *e, int d,
+	      const struct pc_record_pod *p, uint64_t t, uint64_t t_real)
 {
-	struct env *e = &ps->env[d];
 	i128 most = BYTE * p->burst_bytes;
 
-	if (v->env_window_seen) {
-		i128 since = mul_sat(p->cap_bps, sub0(t_real, v->env_window_real_ns));
+	if (ev->window_seen) {
+		i128 since = mul_sat(p->cap_bps, sub0(t_real, ev->window_real_ns));
 
 		most = since < most ? since : most;
 	}
 	if (!e->active || e->cap_bps != p->cap_bps || e->burst_bytes != p->burst_bytes) {
-		new_bucket(v, ps, d, p, t, t_real, most);
+		new_bucket(v, id, e, d, p, t, t_real, most);
 		return;
 	}
 	refill(e, t, t_real);
 	hold_at_most(e, most, t);
 }
 
-void
-pcv_env_declare(struct pc_verify *v, uint64_t index, const struct pc_record *r)
+/* A START or RELOAD in its place: the buckets of the pods it puts in force. */
+static void
+envelope_declare(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
+	struct envelope *ev = st;
 	uint64_t t = r->window_start_ns, t_real = sub0(t, v->skipped_ns);
 
 	for (uint32_t i = 0; i < r->npods; i++) {
 		const struct pc_record_pod *p = &r->pods[i];
-		struct podsum *ps = &v->pods[v->inforce_sum[i]];
+		uint32_t pod = v->inforce_sum[i];
+		struct env *e = pcv_pod_state(v, PCV_ENVELOPE, pod);
 
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
 			if (r->type == PC_REC_START)
-				declare_start(v, ps, d, p, t, t_real);
+				declare_start(v, ev, v->pods[pod].id, &e[d], d, p, t, t_real);
 			else
-				declare_reload(v, ps, d, p, t, t_real);
-			ps->env[d].listed = index;
-			memcpy(ps->env[d].uplink, p->uplink, PC_ID_LEN);
+				declare_reload(v, ev, v->pods[pod].id, &e[d], d, p, t, t_real);
+			e[d].listed = index;
+			memcpy(e[d].uplink, p->uplink, PC_ID_LEN);
 		}
 	}
-	v->env_declared = true;
-	v->env_inforce = index;
+	ev->declared = true;
+	ev->inforce = index;
 }
 
 /* Window `index` ends an interval over the envelope: the worst one of the run is kept. */
@@ -245,20 +288,23 @@ note_over(struct env *e, uint64_t index, uint64_t start, uint64_t end)
  * bucket at the cap in force; the window then earned cap x len and passed
  * `bytes`, which it could only take from the bucket.
  */
-void
-pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint64_t start,
-	     uint64_t len, uint64_t bytes, uint64_t cap, uint64_t burst)
+static void
+envelope_pod(struct pc_verify *v, void *st, void *podst, uint64_t index, const struct pc_record *r,
+	     const struct pc_record_pod *p, uint32_t pod, int d)
 {
-	struct env *e = &ps->env[d];
+	struct env *e = &((struct env *)podst)[d];
+	uint64_t start = r->window_start_ns, len = r->window_len_ns * r->window_count;
+	uint64_t bytes = p->dir[d].pass_bytes, cap = p->cap_bps, burst = p->burst_bytes;
 	/* the time between windows is real time: a step of the wall clock grants nothing */
 	uint64_t real_start = sub0(start, v->skipped_ns);
 	i128 earned = mul_sat(cap, len);
 
+	(void)st;
 	if (!e->active || e->cap_bps != cap || e->burst_bytes != burst) {
 		/* limits no START or RELOAD put in force (the sequence says so): assume a full bucket */
-		struct pc_record_pod p = { .cap_bps = cap, .burst_bytes = burst };
+		struct pc_record_pod q = { .cap_bps = cap, .burst_bytes = burst };
 
-		new_bucket(v, ps, d, &p, start, real_start, BYTE * burst);
+		new_bucket(v, v->pods[pod].id, e, d, &q, start, real_start, BYTE * burst);
 	}
 	refill(e, start, real_start);
 	hold_at_most(e, BYTE * burst, start);
@@ -271,51 +317,121 @@ pcv_env_step(struct pc_verify *v, struct podsum *ps, int d, uint64_t index, uint
 		note_over(e, index, start, start + len);
 }
 
-void
-pcv_env_window(struct pc_verify *v, const struct pc_record *r)
+/* A WINDOW in its place: the real start of its last window, for the next START's buckets. */
+static void
+envelope_window(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
+	struct envelope *ev = st;
 	uint64_t last = r->window_start_ns + (r->window_count - 1) * r->window_len_ns;
 
+	(void)index;
 	/* a record of several windows: podcapd ran into the last, the one a START counts from */
-	v->env_window_seen = true;
-	v->env_window_real_ns = sub0(last, v->skipped_ns);
+	ev->window_seen = true;
+	ev->window_real_ns = sub0(last, v->skipped_ns);
 }
 
 /* The runs still open at the end of the log are over: report their worst interval. */
-void
-pcv_env_finish(struct pc_verify *v)
+static void
+envelope_finish(struct pc_verify *v, void *st)
 {
+	(void)st;
 	for (uint32_t i = 0; i < v->npods; i++)
 		for (int d = 0; d < PC_DIR_COUNT; d++)
-			env_close(v, &v->pods[i], d);
+			env_close(v, v->pods[i].id,
+				  &((struct env *)pcv_pod_state(v, PCV_ENVELOPE, i))[d], d);
 }
 
-/*
- * The window promise (docs/bucket.md, "The two promises"): at most
- * cap x window in every interval of one window. Of those intervals the
- * log shows the windows themselves, so each WINDOW record of a pod held
- * to it may carry at most window_count x the budget of one; the intervals
- * across a boundary between windows are podcapd's claim. The same budget,
- * rounded down to whole bytes, as podcapd's limiter.
- */
-void
-pcv_window_check(struct pc_verify *v, uint64_t index, const struct pc_record *r,
-		 const struct pc_record_pod *p, int d)
+i128
+pcv_envelope_level(const struct pc_verify *v, uint32_t pod, int d)
 {
-	uint64_t one = pc_wb_budget_bytes(p->cap_bps, r->window_len_ns);
-	u128 most = (u128)one * r->window_count;
-	uint64_t bytes = p->dir[d].pass_bytes;
-	char len[DURATION_LEN], over[U128_LEN], all[U128_LEN];
+	const struct env *e = pcv_pod_state(v, PCV_ENVELOPE, pod);
 
-	if (!(p->mode & PC_POD_MODE_WINDOW) || bytes <= most)
-		return;
-	pcv_format_duration(r->window_len_ns, len, sizeof(len));
-	pcv_format_u128(most, all, sizeof(all));
-	pcv_format_u128(bytes - most, over, sizeof(over));
-	pcv_fail(v, PC_VC_WINDOW, (int64_t)index, r,
-		 "pod %s %s: %" PRIu64 " bytes passed in %" PRIu64 " window%s of %s exceed the "
-		 "window promise, cap %" PRIu64 " bit/s x %s = %" PRIu64 " bytes a window (%s in "
-		 "all), by %s bytes",
-		 p->id, pc_dir_name((enum pc_dir)d), bytes, r->window_count,
-		 r->window_count == 1 ? "" : "s", len, p->cap_bps, len, one, all, over);
+	return e[d].level;
 }
+
+/* ---- the saved state: the last START or RELOAD and window, each pod's bound ---- */
+
+static void
+save_envelope(const struct pc_verify *v, const void *st, FILE *f)
+{
+	const struct envelope *ev = st;
+
+	(void)v;
+	fprintf(f, "envelope %d %" PRIu64 " %d %" PRIu64 "\n", ev->declared ? 1 : 0, ev->inforce,
+		ev->window_seen ? 1 : 0, ev->window_real_ns);
+}
+
+static int
+load_envelope(struct pc_verify *v, void *st, struct pcv_lines *ls, struct pc_error *err)
+{
+	struct envelope *ev = st;
+	char *s;
+	uint64_t declared, seen;
+
+	if (!pcv_line_is(ls, "envelope", &s) || !pcv_get_u64(&s, &declared) || declared > 1 ||
+	    !pcv_get_u64(&s, &ev->inforce) || !pcv_get_u64(&s, &seen) || seen > 1 ||
+	    !pcv_get_u64(&s, &ev->window_real_ns) || *s != '\0' ||
+	    (declared == 1 && ev->inforce >= v->trusted.size))
+		return pcv_lines_bad(ls, err);
+	ev->declared = declared == 1;
+	ev->window_seen = seen == 1;
+	return 0;
+}
+
+/* A saved run never broke the envelope (it would have failed): no worst interval. */
+static void
+save_pod(const struct pc_verify *v, const void *podst, int d, FILE *f)
+{
+	const struct env *e = &((const struct env *)podst)[d];
+
+	(void)v;
+	fprintf(f, "env %d %d %" PRIu64 " %" PRIu64 " %s %" PRIu64, d, e->active ? 1 : 0,
+		e->cap_bps, e->burst_bytes, e->active ? e->uplink : "-", e->listed);
+	pcv_put_i128(f, e->level);
+	fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, e->at_ns, e->at_real_ns, e->anchor_ns);
+	pcv_put_i128(f, e->anchor_tokens);
+	pcv_put_i128(f, e->earned);
+	pcv_put_u128(f, e->bytes);
+	fprintf(f, " %d\n", e->mixed ? 1 : 0);
+}
+
+static int
+load_pod(struct pc_verify *v, void *podst, int d, struct pcv_lines *ls, struct pc_error *err)
+{
+	struct env *e = &((struct env *)podst)[d];
+	char *s, up[PC_ID_LEN];
+	uint64_t dd, act, mixed;
+
+	(void)v;
+	if (!pcv_line_is(ls, "env", &s) || !pcv_get_u64(&s, &dd) || dd != (uint64_t)d ||
+	    !pcv_get_u64(&s, &act) || act > 1 || !pcv_get_u64(&s, &e->cap_bps) ||
+	    !pcv_get_u64(&s, &e->burst_bytes) || !pcv_get_id(&s, up) ||
+	    !pcv_get_u64(&s, &e->listed) || !pcv_get_i128(&s, &e->level) ||
+	    !pcv_get_u64(&s, &e->at_ns) || !pcv_get_u64(&s, &e->at_real_ns) ||
+	    !pcv_get_u64(&s, &e->anchor_ns) || !pcv_get_i128(&s, &e->anchor_tokens) ||
+	    !pcv_get_i128(&s, &e->earned) || !pcv_get_u128(&s, &e->bytes) ||
+	    !pcv_get_u64(&s, &mixed) || mixed > 1 || *s != '\0')
+		return pcv_lines_bad(ls, err);
+	/* a run of a saved state never broke the envelope: a bound below zero is damage */
+	if (e->level < 0 || (act == 1 && !pc_id_valid(up)))
+		return pcv_lines_bad(ls, err);
+	e->active = act == 1;
+	e->mixed = mixed == 1;
+	memcpy(e->uplink, up, PC_ID_LEN);
+	return 0;
+}
+
+const struct pcv_check pcv_envelope_check = {
+	.name = "envelope",
+	.size = sizeof(struct envelope),
+	.pod_size = PC_DIR_COUNT * sizeof(struct env),
+	.on[PC_REC_START] = envelope_declare,
+	.on[PC_REC_RELOAD] = envelope_declare,
+	.on[PC_REC_WINDOW] = envelope_window,
+	.pod = envelope_pod,
+	.finish = envelope_finish,
+	.sections =
+	    (const struct pcv_section[]){ { "envelope", save_envelope, load_envelope }, { NULL } },
+	.save_pod = save_pod,
+	.load_pod = load_pod,
+};

@@ -4,11 +4,13 @@
  * up to PC_VERIFY_MAX_KEPT, and summed per check and kind, so that a
  * report never drops one silently.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "finding.h"
+#include "lines.h"
 
 static const char *const check_names[PC_VC_COUNT] = {
 	[PC_VC_CHECKPOINT] = "checkpoint",
@@ -40,8 +42,12 @@ pc_verify_check_name(enum pc_verify_check c)
 }
 
 static const char *const event_names[PC_VE_COUNT] = {
-	[PC_VE_START] = "start", [PC_VE_RESTART] = "restart", [PC_VE_STOP] = "stop",
-	[PC_VE_GAP] = "gap",     [PC_VE_RELOAD] = "reload",   [PC_VE_CLOCK] = "clock",
+	[PC_VE_START] = "start",     /* record 0 */
+	[PC_VE_RESTART] = "restart", /* a later START */
+	[PC_VE_STOP] = "stop",       /* a STOP */
+	[PC_VE_GAP] = "gap",         /* a GAP */
+	[PC_VE_RELOAD] = "reload",   /* a RELOAD */
+	[PC_VE_CLOCK] = "clock",     /* a CLOCK */
 };
 
 const char *
@@ -222,4 +228,124 @@ pcv_unlisted_worst(const struct pcv_findings *f, uint64_t i)
 				return &es->worst[j];
 	}
 	return NULL;
+}
+
+/* ---- the saved state: the events kept so far, and the totals and worst of each kind ---- */
+
+/* An event's fields, after the word that starts its line. */
+static void
+put_event(FILE *f, const struct pc_verify_event *e)
+{
+	fprintf(f, " %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d",
+		(int)e->kind, e->record, e->window_start_ns, e->from_ns, e->window_len_ns,
+		e->windows, e->clean ? 1 : 0);
+	pcv_put_i128(f, e->step_ns);
+	fprintf(f, " %" PRIu64, e->elapsed_ns);
+	pcv_put_hex(f, e->podmap_digest, PC_DIGEST_LEN);
+	pcv_put_hex(f, e->build_id, sizeof(e->build_id));
+	fputc('\n', f);
+}
+
+/*
+ * The events kept so far and the totals and worst of each kind, so that a
+ * resumed report gives the whole log's, as a full one does.
+ */
+void
+pcv_findings_save(const struct pcv_findings *fd, FILE *f)
+{
+	uint64_t kept = pcv_kept(fd->nevents);
+
+	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", fd->nevents, kept);
+	for (uint64_t i = 0; i < kept; i++) {
+		fputs("event", f);
+		put_event(f, &fd->events[i]);
+	}
+	for (int k = 0; k < PC_VE_COUNT; k++) {
+		const struct pc_verify_event_sum *es = &fd->evsum[k];
+
+		fprintf(f, "eventsum %d %" PRIu64, k, es->count);
+		pcv_put_u128(f, es->total_ns);
+		fprintf(f, " %" PRIu32 "\n", es->nworst);
+		for (uint32_t i = 0; i < es->nworst; i++) {
+			fprintf(f, "worst %" PRIu64, es->worst_seq[i]);
+			put_event(f, &es->worst[i]);
+		}
+	}
+}
+
+/* The rest of an event's line (put_event); its record must be one the state covers. */
+static bool
+get_event(uint64_t size, char **s, struct pc_verify_event *e)
+{
+	uint64_t kind, clean;
+	i128 step;
+
+	memset(e, 0, sizeof(*e));
+	if (!pcv_get_u64(s, &kind) || kind >= PC_VE_COUNT || !pcv_get_u64(s, &e->record) ||
+	    !pcv_get_u64(s, &e->window_start_ns) || !pcv_get_u64(s, &e->from_ns) ||
+	    !pcv_get_u64(s, &e->window_len_ns) || !pcv_get_u64(s, &e->windows) ||
+	    !pcv_get_u64(s, &clean) || clean > 1 || !pcv_get_i128(s, &step) || step > INT64_MAX ||
+	    step < INT64_MIN || !pcv_get_u64(s, &e->elapsed_ns) ||
+	    !pcv_get_hex(s, e->podmap_digest, PC_DIGEST_LEN) ||
+	    !pcv_get_hex(s, e->build_id, sizeof(e->build_id)) || **s != '\0' || e->record >= size)
+		return false;
+	e->kind = (enum pc_verify_event_kind)kind;
+	e->clean = clean == 1;
+	e->step_ns = (int64_t)step;
+	return true;
+}
+
+/*
+ * The totals of kind k: as many worst events as the count gives, each of
+ * that kind, one of the events counted, in the order they are kept.
+ */
+static bool
+load_event_sum(struct pcv_findings *fd, uint64_t size, struct pcv_lines *ls, int k,
+	       uint64_t *counted)
+{
+	struct pc_verify_event_sum *es = &fd->evsum[k];
+	char *s;
+	uint64_t kk, n;
+
+	if (!pcv_line_is(ls, "eventsum", &s) || !pcv_get_u64(&s, &kk) || kk != (uint64_t)k ||
+	    !pcv_get_u64(&s, &es->count) || !pcv_get_u128(&s, &es->total_ns) ||
+	    !pcv_get_u64(&s, &n) || *s != '\0' || es->count > fd->nevents - *counted ||
+	    n != (es->count < PC_VERIFY_WORST ? es->count : PC_VERIFY_WORST) ||
+	    (!pcv_event_sized((enum pc_verify_event_kind)k) && es->total_ns != 0))
+		return false;
+	*counted += es->count;
+	es->nworst = (uint32_t)n;
+	for (uint32_t i = 0; i < es->nworst; i++) {
+		struct pc_verify_event *e = &es->worst[i];
+
+		if (!pcv_line_is(ls, "worst", &s) || !pcv_get_u64(&s, &es->worst_seq[i]) ||
+		    es->worst_seq[i] >= fd->nevents || !get_event(size, &s, e) ||
+		    e->kind != (enum pc_verify_event_kind)k ||
+		    pc_verify_event_size(e) > es->total_ns ||
+		    (i > 0 &&
+		     !pcv_event_worse(&es->worst[i - 1], es->worst_seq[i - 1], e,
+				      es->worst_seq[i])))
+			return false;
+	}
+	return true;
+}
+
+int
+pcv_findings_load(struct pcv_findings *fd, uint64_t size, struct pcv_lines *ls,
+		  struct pc_error *err)
+{
+	char *s;
+	uint64_t total, kept, counted = 0;
+
+	if (!pcv_line_is(ls, "events", &s) || !pcv_get_u64(&s, &total) || !pcv_get_u64(&s, &kept) ||
+	    *s != '\0' || kept != pcv_kept(total))
+		return pcv_lines_bad(ls, err);
+	for (uint64_t i = 0; i < kept; i++)
+		if (!pcv_line_is(ls, "event", &s) || !get_event(size, &s, &fd->events[i]))
+			return pcv_lines_bad(ls, err);
+	fd->nevents = total;
+	for (int k = 0; k < PC_VE_COUNT; k++)
+		if (!load_event_sum(fd, size, ls, k, &counted))
+			return pcv_lines_bad(ls, err);
+	return counted == total ? 0 : pcv_lines_bad(ls, err);
 }

@@ -13,7 +13,9 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "base/error.h"
 #include "log/record.h"
 #include "verify.h"
 
@@ -73,5 +75,16 @@ const char *pcv_event_name(enum pc_verify_event_kind k);
 /* The i-th of the worst events (first failures) left out of the kept list, or NULL. */
 const struct pc_verify_event *pcv_unlisted_worst(const struct pcv_findings *f, uint64_t i);
 const struct pc_verify_failure *pcv_unlisted_first(const struct pcv_findings *f, uint64_t i);
+
+/*
+ * The saved state's events section: the events kept and the totals and
+ * worst of each kind, so that a resumed report gives the whole log's.
+ * Loading refuses an event of a record at or past `size`, the records the
+ * state covers.
+ */
+struct pcv_lines;
+void pcv_findings_save(const struct pcv_findings *f, FILE *out);
+int pcv_findings_load(struct pcv_findings *f, uint64_t size, struct pcv_lines *ls,
+		      struct pc_error *err);
 
 #endif /* PODCAP_VERIFY_FINDING_H */

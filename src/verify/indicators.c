@@ -13,8 +13,10 @@
 #include "indicators.h"
 #include "verify.h"
 
-#include "verify_impl.h"
+#include "limit.h"
 #include "series.h"
+#include "totals.h"
+#include "verify_impl.h"
 
 static double
 autocorr(const double *x, size_t n, double mean, double var, size_t lag)
@@ -79,6 +81,7 @@ void
 pcv_indicators(const struct pc_verify *v, uint32_t pod, struct pcv_pod_ind *ind)
 {
 	const struct podsum *ps = &v->pods[pod];
+	const struct pc_verify_totals *tt = pcv_totals_of(v, pod);
 	struct pcv_unaccounted u;
 	double *x = malloc(PCV_RECENT * sizeof(*x));
 
@@ -101,7 +104,7 @@ pcv_indicators(const struct pc_verify *v, uint32_t pod, struct pcv_pod_ind *ind)
 		di->peak_bps = t->peak_bps;
 		di->logged_ns = t->logged_ns;
 		if (t->logged_ns > 0)
-			di->mean_bps = (double)ps->t[d].bytes * 8e9 / (double)t->logged_ns;
+			di->mean_bps = (double)tt[d].bytes * 8e9 / (double)t->logged_ns;
 		size_t n = t->nrecent < PCV_RECENT ? (size_t)t->nrecent : PCV_RECENT;
 		if (x != NULL) {
 			for (size_t i = 0; i < n; i++)
@@ -110,13 +113,12 @@ pcv_indicators(const struct pc_verify *v, uint32_t pod, struct pcv_pod_ind *ind)
 		}
 	}
 	free(x);
-	ind->symmetry =
-	    pc_symmetry((double)ps->t[PC_DIR_UP].bytes, (double)ps->t[PC_DIR_DOWN].bytes);
+	ind->symmetry = pc_symmetry((double)tt[PC_DIR_UP].bytes, (double)tt[PC_DIR_DOWN].bytes);
 
 	/* what left: the passed count of every window, and what the cap allows when none counted */
 	const struct pcv_dir_ind *up = &ind->dir[PC_DIR_UP];
 	pcv_unaccounted_parts(v, &u);
-	ind->passed_up = ps->t[PC_DIR_UP].bytes;
+	ind->passed_up = tt[PC_DIR_UP].bytes;
 	ind->unaccounted_ns = u.total_ns;
 	ind->stretches = v->found.evsum[PC_VE_GAP].count + v->found.evsum[PC_VE_RESTART].count +
 	    v->found.evsum[PC_VE_CLOCK].count;

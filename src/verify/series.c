@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Each pod's windows over time, downsampled as the log streams
- * (verify/series.h), for the HTML report's plots and the indicators.
+ * (verify/series.h), for the HTML report's plots and the indicators: a
+ * unit of the verifier like a check, kept only when asked for, that
+ * fails nothing.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "verify.h"
 
-#include "verify_impl.h"
+#include "envelope.h"
 #include "series.h"
+#include "verify_impl.h"
 
 /* Bit-ns in a byte, as the envelope counts. */
 #define BYTE ((i128)8 * NS)
@@ -17,37 +20,40 @@
 int
 pc_verify_keep_series(struct pc_verify *v, uint64_t model_bytes)
 {
-	if (v->series == NULL && (v->series = calloc(1, sizeof(*v->series))) == NULL)
-		return -1;
-	v->series->model_bytes = model_bytes;
+	struct pcv_series *s = pcv_state(v, PCV_SERIES);
+
+	s->kept = true;
+	s->model_bytes = model_bytes;
 	return 0;
 }
 
 uint64_t
 pcv_model_bytes(const struct pc_verify *v)
 {
-	return v->series != NULL ? v->series->model_bytes : 0;
+	const struct pcv_series *s = pcv_state(v, PCV_SERIES);
+
+	return s->kept ? s->model_bytes : 0;
 }
 
-void
-pcv_series_free(struct pcv_series *s)
+static void
+series_free(void *st)
 {
-	if (s == NULL)
-		return;
+	struct pcv_series *s = st;
+
 	for (uint32_t i = 0; i < s->ntracks; i++)
 		free(s->tracks[i]);
 	free(s->tracks);
-	free(s);
 }
 
 const struct pcv_track *
 pcv_series_track(const struct pc_verify *v, uint32_t pod, int d)
 {
+	const struct pcv_series *s = pcv_state(v, PCV_SERIES);
 	uint64_t i = (uint64_t)pod * PC_DIR_COUNT + (uint64_t)d;
 
-	if (v->series == NULL || i >= v->series->ntracks)
+	if (!s->kept || i >= s->ntracks)
 		return NULL;
-	return v->series->tracks[i];
+	return s->tracks[i];
 }
 
 /* The track of pod, d; created (and the list grown) when new. NULL when out of memory. */
@@ -141,18 +147,24 @@ count_hot(struct pcv_track *t, const struct pc_record *r, uint64_t dur, u128 sca
 	}
 }
 
-void
-pcv_series_window(struct pc_verify *v, uint32_t pod, int d, const struct pc_record *r,
-		  const struct pc_record_pod *p)
+/* A pod's window, after the envelope took it: the envelope's level is its headroom now. */
+static void
+series_pod(struct pc_verify *v, void *st, void *podst, uint64_t index, const struct pc_record *r,
+	   const struct pc_record_pod *p, uint32_t pod, int d)
 {
-	struct pcv_track *t = track(v->series, pod, d);
-	const struct env *e = &v->pods[pod].env[d];
+	struct pcv_series *s = st;
+
+	(void)podst, (void)index;
+	if (!s->kept)
+		return;
+	struct pcv_track *t = track(s, pod, d);
+	double level = (double)pcv_envelope_level(v, pod, d);
 	const struct pc_pod_ctr *c = &p->dir[d];
 	uint64_t dur = r->window_len_ns * r->window_count;
 	u128 cap_window = (u128)p->cap_bps * dur, scaled = (u128)BYTE * c->pass_bytes;
 	u128 cap_bytes = cap_window / (u128)BYTE;
 	/* after the step the level is the bound at the window's start + what it earned - bytes */
-	double most = (double)e->level + (double)scaled;
+	double most = level + (double)scaled;
 	struct pcv_point pt = {
 		.t0 = r->window_start_ns,
 		.t1 = r->window_start_ns + dur,
@@ -160,7 +172,7 @@ pcv_series_window(struct pc_verify *v, uint32_t pod, int d, const struct pc_reco
 		.peak_bytes = c->pass_bytes,
 		.peak_t = r->window_start_ns,
 		.cap_bytes = cap_bytes > UINT64_MAX ? UINT64_MAX : (uint64_t)cap_bytes,
-		.headroom = most > 0 ? (double)e->level / most : 0,
+		.headroom = most > 0 ? level / most : 0,
 	};
 
 	if (t == NULL)
@@ -182,3 +194,37 @@ pcv_series_window(struct pc_verify *v, uint32_t pod, int d, const struct pc_reco
 	t->recent[t->nrecent++ % PCV_RECENT] =
 	    cap_window > 0 ? (float)((double)scaled / (double)cap_window) : 0.0f;
 }
+
+/* ---- the reports: the indicators (verify/indicators_report.c) and the plots (verify/plots.c) ---- */
+
+static void
+series_text(const struct pc_verify *v, const void *st, FILE *f)
+{
+	if (((const struct pcv_series *)st)->kept)
+		pcv_text_indicators(v, f);
+}
+
+static void
+series_json(const struct pc_verify *v, const void *st, FILE *f)
+{
+	if (((const struct pcv_series *)st)->kept)
+		pcv_json_indicators(v, f);
+}
+
+static void
+series_html(const struct pc_verify *v, const void *st, FILE *f)
+{
+	(void)st;
+	pcv_html_indicators(v, f);
+	pcv_html_plots(v, f);
+}
+
+const struct pcv_check pcv_series_check = {
+	.name = "series",
+	.size = sizeof(struct pcv_series),
+	.free = series_free,
+	.pod = series_pod,
+	.report[PCV_TEXT] = series_text,
+	.report[PCV_JSON] = series_json,
+	.report[PCV_HTML] = series_html,
+};

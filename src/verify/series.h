@@ -64,7 +64,9 @@ struct pcv_track {
 	uint64_t nrecent; /* all of them; recent[i % PCV_RECENT] */
 };
 
+/* The series' state (verify/series.c): nothing is kept until pc_verify_keep_series. */
 struct pcv_series {
+	bool kept;
 	uint64_t model_bytes; /* --model-size, 0 when not given */
 	struct pcv_track *
 	    *tracks; /* [pod index * PC_DIR_COUNT + dir], NULL until it has a window */
@@ -72,16 +74,11 @@ struct pcv_series {
 };
 
 struct pc_verify;
-struct podsum;
 
-/* A pod's window, after the envelope took it (verify/totals.c): headroom is the envelope's now. */
-void pcv_series_window(struct pc_verify *v, uint32_t pod, int d, const struct pc_record *r,
-		       const struct pc_record_pod *p);
-void pcv_series_free(struct pcv_series *s);
 /* The track of pod i, direction d, or NULL. */
 const struct pcv_track *pcv_series_track(const struct pc_verify *v, uint32_t pod, int d);
 
-/* ---- the indicators (verify/indicators.c) ---- */
+/* ---- the indicators (verify/indicators.c, verify/indicators_report.c) ---- */
 
 #include "indicators.h"
 
@@ -117,6 +114,9 @@ uint64_t pcv_model_bytes(const struct pc_verify *v);
 /* The indicators section of each report (after pc_verify_finish, series kept). */
 void pcv_text_indicators(const struct pc_verify *v, FILE *f);
 void pcv_json_indicators(const struct pc_verify *v, FILE *f);
+void pcv_html_indicators(const struct pc_verify *v, FILE *f);
+/* The HTML page's plots of each pod over time (verify/plots.c). */
+void pcv_html_plots(const struct pc_verify *v, FILE *f);
 /* The number forms of the indicators, in every report: "0.125", "3600.0" or "null", "1000000000". */
 void pcv_format_ratio(double x, char *buf, size_t len);
 void pcv_format_seconds(double s, char *buf, size_t len);

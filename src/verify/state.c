@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verifier's saved state (docs/log-format.md, "The verifier's state"):
- * written after a run in which every check held, read back to resume.
+ * written after a run in which every check held, read back to resume. The
+ * file is the checkpoint note, a magic line, every check's sections in
+ * the file's order below, and a sum line; each section is written and read
+ * by its check (check.h, sections).
  *
  * Reading it is parsing hostile input. It is the verifier's own file, yet
  * a damaged one must never be taken for a good one: a checksum covers what
@@ -14,237 +17,121 @@
 
 #include <sodium.h>
 
-#include "shape/classify.h"
-#include "shape/counters.h"
 #include "base/hex.h"
-#include "log/merkle.h"
 #include "log/note.h"
 #include "verify.h"
 
+#include "lines.h"
 #include "verify_impl.h"
 
-/* ---- writing: numbers are decimal after a space, hashes lowercase hex ---- */
+#define STATE_MAGIC  "podcap-verify-state 7\n"
+#define STATE_OLDER  "podcap-verify-state " /* another version: its checkpoint alone is used */
+#define SUM_TAG      "sum "
+#define SUM_LINE_LEN (sizeof(SUM_TAG) - 1 + 2 * crypto_generichash_BYTES + 1)
 
-static void
-put_u128(FILE *f, u128 x)
-{
-	fputc(' ', f);
-	pcv_print_u128(f, x);
-}
+/* A section of the file: check `check`'s section `tag`, or, for check -1, the core's own. */
+struct part {
+	int check;
+	const char *tag;
+	void (*save)(const struct pc_verify *v, FILE *f);
+	int (*load)(struct pc_verify *v, struct pcv_lines *ls, struct pc_error *err);
+};
 
-static void
-put_i128(FILE *f, i128 x)
-{
-	fputs(x < 0 ? " -" : " ", f);
-	pcv_print_u128(f, x < 0 ? (u128)-x : (u128)x);
-}
-
-static void
-put_hex(FILE *f, const uint8_t *b, size_t n)
-{
-	char h[2 * PC_HASH_LEN + 1];
-
-	pc_hex(b, n, h);
-	fprintf(f, " %s", h);
-}
-
-static void
-save_pod(FILE *f, const struct podsum *ps)
-{
-	fprintf(f, "pod %s %u\n", ps->id, (unsigned)ps->promises);
-	for (int d = 0; d < PC_DIR_COUNT; d++) {
-		const struct pc_verify_totals *t = &ps->t[d];
-		const struct env *e = &ps->env[d];
-
-		fprintf(f, "totals %d", d);
-		put_u128(f, t->bytes);
-		put_u128(f, t->frames);
-		for (int k = 0; k < PC_POD_DROP_COUNT; k++) {
-			put_u128(f, t->drop_frames[k]);
-			put_u128(f, t->drop_bytes[k]);
-		}
-		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-			t->windows, t->peak_bytes, t->peak_window_start_ns, t->peak_permille,
-			t->at_cap);
-		/* a saved run never broke the envelope (it would have failed): no worst interval */
-		fprintf(f, "env %d %d %" PRIu64 " %" PRIu64 " %s %" PRIu64, d, e->active ? 1 : 0,
-			e->cap_bps, e->burst_bytes, e->active ? e->uplink : "-", e->listed);
-		put_i128(f, e->level);
-		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, e->at_ns, e->at_real_ns,
-			e->anchor_ns);
-		put_i128(f, e->anchor_tokens);
-		put_i128(f, e->earned);
-		put_u128(f, e->bytes);
-		fprintf(f, " %d\n", e->mixed ? 1 : 0);
-	}
-}
-
-/* An event's fields, after the word that starts its line. */
-static void
-put_event(FILE *f, const struct pc_verify_event *e)
-{
-	fprintf(f, " %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d",
-		(int)e->kind, e->record, e->window_start_ns, e->from_ns, e->window_len_ns,
-		e->windows, e->clean ? 1 : 0);
-	put_i128(f, e->step_ns);
-	fprintf(f, " %" PRIu64, e->elapsed_ns);
-	put_hex(f, e->podmap_digest, PC_DIGEST_LEN);
-	put_hex(f, e->build_id, sizeof(e->build_id));
-	fputc('\n', f);
-}
-
-/*
- * The events kept so far and the totals and worst of each kind, so that a
- * resumed report gives the whole log's, as a full one does.
- */
 static void
 save_events(const struct pc_verify *v, FILE *f)
 {
-	uint64_t kept = pcv_kept(v->found.nevents);
-
-	fprintf(f, "events %" PRIu64 " %" PRIu64 "\n", v->found.nevents, kept);
-	for (uint64_t i = 0; i < kept; i++) {
-		fputs("event", f);
-		put_event(f, &v->found.events[i]);
-	}
-	for (int k = 0; k < PC_VE_COUNT; k++) {
-		const struct pc_verify_event_sum *es = &v->found.evsum[k];
-
-		fprintf(f, "eventsum %d %" PRIu64, k, es->count);
-		put_u128(f, es->total_ns);
-		fprintf(f, " %" PRIu32 "\n", es->nworst);
-		for (uint32_t i = 0; i < es->nworst; i++) {
-			fprintf(f, "worst %" PRIu64, es->worst_seq[i]);
-			put_event(f, &es->worst[i]);
-		}
-	}
+	pcv_findings_save(&v->found, f);
 }
 
-/* The trusted tree: its right edge, and where the records after it start. */
-static void
-save_tree(const struct pc_verify *v, FILE *f)
+static int
+load_events(struct pc_verify *v, struct pcv_lines *ls, struct pc_error *err)
 {
-	fprintf(f, "edge %" PRIu64 " %u\n", v->range.size, v->range.n);
-	for (unsigned i = 0; i < v->range.n; i++) {
-		fputs("hash", f);
-		put_hex(f, v->range.hashes[i], PC_HASH_LEN);
-		fputc('\n', f);
-	}
-	fprintf(f, "bytes %" PRIu64 "\n", v->rec_bytes);
+	return pcv_findings_load(&v->found, v->trusted.size, ls, err);
 }
 
-/* The earlier pulls and this one, when its caller said what time it is. */
-static void
-save_pulls(const struct pc_verify *v, FILE *f)
-{
-	struct pc_verify_pull now = { v->policy.now_ns, v->nrec, v->cursor_ns };
-	size_t n = v->npulls + (v->now_given ? 1 : 0);
-	size_t from = n > PC_VERIFY_MAX_PULLS ? n - PC_VERIFY_MAX_PULLS : 0;
-
-	fprintf(f, "pulls %zu\n", n - from);
-	for (size_t i = from; i < n; i++) {
-		const struct pc_verify_pull *p = i < v->npulls ? &v->pulls[i] : &now;
-
-		fprintf(f, "pull %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->now_ns, p->size,
-			p->cursor_ns);
+#define SECTION(id, tag)                \
+	{                               \
+		(id), (tag), NULL, NULL \
 	}
+#define OWN(tag, save, load)              \
+	{                                 \
+		-1, (tag), (save), (load) \
+	}
+
+/* What is read whatever policy the state was saved under; the policy's lines follow. */
+static const struct part head[] = {
+	SECTION(PCV_TREE, "edge"),  /* the trusted tree's edge, the bytes before record n */
+	SECTION(PCV_TIME, "pulls"), /* the earlier runs' nows */
+};
+
+/* What the checks carry from one record to the next: read only under the same policy. */
+static const struct part carried[] = {
+	SECTION(PCV_SEQUENCE, "sequence"),         /* where the log is */
+	SECTION(PCV_LIMIT, "time"),                /* time no window covers, the most merged */
+	SECTION(PCV_BUILD, "build"),               /* the build in force */
+	SECTION(PCV_PODMAP, "inforce-map"),        /* the declared map in force */
+	SECTION(PCV_BUILD, "uses builds"),         /* every build seen */
+	SECTION(PCV_PODMAP, "uses maps"),          /* every map digest seen */
+	SECTION(PCV_ENVELOPE, "envelope"),         /* the last START or RELOAD and window */
+	SECTION(PCV_SEQUENCE, "observe"),          /* a WINDOW awaiting its OBSERVE */
+	OWN("pods", pcv_pods_save, pcv_pods_load), /* each pod, then each check's lines of it */
+	SECTION(PCV_SEQUENCE, "inforce"),          /* the pods in force */
+	SECTION(PCV_TOTALS, "links"),              /* each link's drops */
+	OWN("events", save_events, load_events),   /* the events, their totals and worst */
+};
+
+static void
+save_part(const struct pc_verify *v, const struct part *p, FILE *f)
+{
+	if (p->check < 0)
+		p->save(v, f);
+	else
+		pcv_check_section(p->check, p->tag)->save(v, v->state[p->check], f);
 }
 
-/* What the records were checked against: a run under another policy checks them all again. */
-static void
-save_policy(const struct pc_verify *v, FILE *f)
+static int
+load_part(struct pc_verify *v, const struct part *p, struct pcv_lines *ls, struct pc_error *err)
 {
-	const struct pc_verify_policy *p = &v->policy;
-
-	fprintf(f, "policy %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %zu\n", p->clock_skew_ns,
-		p->max_unaccounted_ns, p->max_gap_ns, p->max_merged_windows, p->nbuild_ids);
-	for (size_t i = 0; i < p->nbuild_ids; i++) {
-		fputs("pin", f);
-		put_hex(f, p->build_ids[i], 32);
-		fputc('\n', f);
-	}
-	fprintf(f, "podmaps %zu\n", v->nmaps);
-	for (size_t i = 0; i < v->nmaps; i++) {
-		fputs("podmap", f);
-		put_hex(f, v->map_digest[i], PC_DIGEST_LEN);
-		fputc('\n', f);
-	}
+	if (p->check < 0)
+		return p->load(v, ls, err);
+	return pcv_check_section(p->check, p->tag)->load(v, v->state[p->check], ls, err);
 }
 
-static void
-save_uses(FILE *f, const char *what, const struct uses *u)
+/* Whether the order above places section `tag` of check id exactly once. */
+static int
+placed(int id, const char *tag)
 {
-	fprintf(f, "uses %s %" PRIu64 " %" PRIu64, what, u->n, pcv_kept(u->n));
-	put_i128(f, u->inforce);
-	fputc('\n', f);
-	for (uint64_t i = 0; i < pcv_kept(u->n); i++) {
-		const struct pc_verify_use *e = &u->u[i];
+	int n = 0;
 
-		fputs("use", f);
-		put_hex(f, e->id, 32);
-		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, e->first_record,
-			e->first_window_ns, e->last_end_ns, e->windows);
-		put_i128(f, e->map);
-		fputc('\n', f);
-	}
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		n += head[i].check == id && strcmp(head[i].tag, tag) == 0;
+	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++)
+		n += carried[i].check == id && strcmp(carried[i].tag, tag) == 0;
+	return n;
 }
 
-/* What the sequence and the policy's checks carry to the next record. */
-static void
-save_sequence(const struct pc_verify *v, FILE *f)
+int
+pcv_state_order_check(char *why, size_t len)
 {
-	fprintf(f, "sequence %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
-		v->started ? 1 : 0, v->stopped ? 1 : 0, v->cursor_ns, v->skipped_ns, v->window_ns,
-		v->inforce_record, v->nwindows);
-	put_hex(f, v->digest, PC_DIGEST_LEN);
-	fprintf(f, "\ntime %" PRIu64 " %" PRIu64 " %" PRIu64, v->unacc_total_ns, v->unacc_run_ns,
-		v->unacc_longest_ns);
-	put_i128(f, v->unacc_longest_record);
-	fprintf(f, " %" PRIu64, v->merged_most);
-	put_i128(f, v->merged_record);
-	fputs("\nbuild", f);
-	put_hex(f, v->build, 32);
-	fprintf(f, " %" PRIu64, v->build_record);
-	put_i128(f, v->gap_build_record);
-	put_hex(f, v->gap_build, 32);
-	fputs("\ninforce-map", f);
-	put_i128(f, v->inforce_map);
-	fputc('\n', f);
-	save_uses(f, "builds", &v->builds);
-	save_uses(f, "maps", &v->mapuse);
-	fprintf(f, "envelope %d %" PRIu64 " %d %" PRIu64 "\n", v->env_declared ? 1 : 0,
-		v->env_inforce, v->env_window_seen ? 1 : 0, v->env_window_real_ns);
-	fputs("observe", f);
-	put_i128(f, v->observe_for);
-	fprintf(f, " %" PRIu64 " %" PRIu64 "\n", v->observe_start_ns, v->observe_count);
-}
-
-static void
-save_inforce(const struct pc_verify *v, FILE *f)
-{
-	fprintf(f, "inforce %" PRIu32 "\n", v->ninforce);
-	for (uint32_t i = 0; i < v->ninforce; i++) {
-		const struct podlim *pl = &v->inforce[i];
-
-		fprintf(f, "limits %" PRIu32 " %s %s %" PRIu64 " %" PRIu64 " %u\n", v->inforce_sum[i],
-			pl->id, pl->uplink, pl->cap_bps, pl->burst_bytes, pl->mode);
-	}
-}
-
-static void
-save_links(const struct pc_verify *v, FILE *f)
-{
-	fprintf(f, "links %" PRIu32 "\n", v->nlinks);
-	for (uint32_t i = 0; i < v->nlinks; i++) {
-		fprintf(f, "link %s", v->links[i].name);
-		for (int d = 0; d < PC_DIR_COUNT; d++)
-			for (int k = 0; k < PC_LINK_DROP_COUNT; k++) {
-				put_u128(f, v->links[i].frames[d][k]);
-				put_u128(f, v->links[i].bytes[d][k]);
+	for (int id = 0; id < PCV_CHECK_COUNT; id++)
+		for (const struct pcv_section *s = pcv_checks[id]->sections; s != NULL && s->tag;
+		     s++)
+			if (placed(id, s->tag) != 1) {
+				snprintf(why, len, "%s's section %s is in the state %d times",
+					 pcv_checks[id]->name, s->tag, placed(id, s->tag));
+				return -1;
 			}
-		fputc('\n', f);
-	}
+	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++)
+		if (carried[i].check >= 0 &&
+		    pcv_check_section(carried[i].check, carried[i].tag) == NULL) {
+			snprintf(why, len, "%s has no section %s",
+				 pcv_checks[carried[i].check]->name, carried[i].tag);
+			return -1;
+		}
+	return 0;
 }
+
+/* ---- writing ---- */
 
 int
 pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
@@ -260,16 +147,11 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 		return -1;
 	fwrite(v->note, 1, v->note_len, f);
 	fputs(STATE_MAGIC, f);
-	save_tree(v, f);
-	save_pulls(v, f);
-	save_policy(v, f);
-	save_sequence(v, f);
-	fprintf(f, "pods %" PRIu32 "\n", v->npods);
-	for (uint32_t i = 0; i < v->npods; i++)
-		save_pod(f, &v->pods[i]);
-	save_inforce(v, f);
-	save_links(v, f);
-	save_events(v, f);
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		save_part(v, &head[i], f);
+	pcv_policy_save(v, f);
+	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++)
+		save_part(v, &carried[i], f);
 	if (fflush(f) != 0 || ferror(f)) {
 		fclose(f);
 		free(buf);
@@ -285,4 +167,77 @@ pc_verify_state_save(const struct pc_verify *v, char **out, size_t *outlen)
 	*out = buf;
 	*outlen = len;
 	return 0;
+}
+
+/* ---- reading: every line parses to the letter, or the state is refused ---- */
+
+/* Everything after the magic line up to the sum line: 0 to resume, 1 to read every record. */
+static int
+load_body(struct pc_verify *v, struct pcv_lines *ls, struct pc_error *err)
+{
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		if (load_part(v, &head[i], ls, err) < 0)
+			return -1;
+	int same = pcv_policy_load(v, ls, err);
+	if (same < 0)
+		return -1;
+	/* the records before were checked under this policy and these pod maps, or start over */
+	if (same == 0 || pcv_checks_reread(v))
+		return 1;
+	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++)
+		if (load_part(v, &carried[i], ls, err) < 0)
+			return -1;
+	if (ls->p != ls->end)
+		return pcv_lines_bad(ls, err);
+	pcv_checks_resume(v);
+	v->nrec = v->trusted.size;
+	v->resumed = true;
+	return 0;
+}
+
+int
+pc_verify_resume(struct pc_verify *v, const char *state, size_t len, struct pc_error *err)
+{
+	const char *blank = memmem(state, len, "\n\n", 2);
+	const char *magic = NULL;
+
+	if (blank != NULL)
+		magic = memmem(blank + 1, len - (size_t)(blank + 1 - state), "\n" STATE_MAGIC,
+			       strlen(STATE_MAGIC) + 1);
+	if (magic == NULL) {
+		/* the checkpoint alone, or before an older state: trusted, every record verified again */
+		const char *older = blank == NULL
+		    ? NULL
+		    : memmem(blank + 1, len - (size_t)(blank + 1 - state), "\n" STATE_OLDER,
+			     strlen(STATE_OLDER) + 1);
+		size_t note_len = older != NULL ? (size_t)(older + 1 - state) : len;
+
+		if (pc_verify_trusted(v, state, note_len, err) < 0)
+			return -1;
+		return 1;
+	}
+	magic++;
+	/* the verifier's own file: a checksum finds damage the signature does not cover */
+	uint8_t sum[crypto_generichash_BYTES], want[crypto_generichash_BYTES];
+	if (len < SUM_LINE_LEN || state[len - 1] != '\n' ||
+	    memcmp(state + len - SUM_LINE_LEN, SUM_TAG, strlen(SUM_TAG)) != 0 ||
+	    !pc_unhex(state + len - SUM_LINE_LEN + strlen(SUM_TAG), 2 * sizeof(want), want,
+		      sizeof(want)))
+		return pc_error_set(err, "the state has no checksum line at its end (truncated?)");
+	crypto_generichash(sum, sizeof(sum), (const uint8_t *)state, len - SUM_LINE_LEN, NULL, 0);
+	if (sodium_memcmp(sum, want, sizeof(sum)) != 0)
+		return pc_error_set(err,
+				    "the state's checksum does not match its contents: it is "
+				    "damaged");
+	if (pc_verify_trusted(v, state, (size_t)(magic - state), err) < 0)
+		return -1;
+	struct pcv_lines ls = { .p = magic + strlen(STATE_MAGIC),
+				.end = state + len - SUM_LINE_LEN };
+	return load_body(v, &ls, err);
+}
+
+uint64_t
+pc_verify_resume_at(const struct pc_verify *v)
+{
+	return v->resumed ? v->trusted.size : 0;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The verifier (docs/log-format.md, "Verifying"): its lifecycle, the
- * checkpoint (check 1), each record's way in (check 4: it decodes and
- * names this appliance) before the tree and the sequence take it, the end
- * of the log, and the results.
+ * The verifier (docs/verify.md): its lifecycle, the checkpoint (check 1),
+ * each record's way in (check 4: it decodes and names this appliance)
+ * before the checks take it (check.h, in table order), the end of the log,
+ * and the results.
  *
  * It trusts nothing but the verifier key (and, when given, the pod map and
  * the last checkpoint it trusted): every claim in the log is recomputed. It
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "podmap/config.h"
+#include "base/clock.h"
 #include "base/id.h"
 #include "log/merkle.h"
 #include "log/note.h"
@@ -22,7 +23,6 @@
 #include "verify.h"
 
 #include "verify_impl.h"
-#include "series.h"
 
 /* ---- lifecycle ---- */
 
@@ -35,13 +35,9 @@ pc_verify_new_maps(const struct pc_verifier_key *key, const struct pc_config *co
 	if (v == NULL)
 		return NULL;
 	int found = pcv_findings_init(&v->found);
-	v->changed = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->changed));
-	v->builds.u = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->builds.u));
-	v->mapuse.u = calloc(PC_VERIFY_MAX_KEPT, sizeof(*v->mapuse.u));
 	v->maps = calloc(n ? n : 1, sizeof(*v->maps));
 	v->map_digest = calloc(n ? n : 1, sizeof(*v->map_digest));
-	if (found < 0 || v->changed == NULL || v->builds.u == NULL || v->mapuse.u == NULL ||
-	    v->maps == NULL || v->map_digest == NULL) {
+	if (found < 0 || v->maps == NULL || v->map_digest == NULL || pcv_checks_new(v) < 0) {
 		pc_verify_free(v);
 		return NULL;
 	}
@@ -52,16 +48,6 @@ pc_verify_new_maps(const struct pc_verifier_key *key, const struct pc_config *co
 	}
 	v->nmaps = n;
 	pc_verify_policy_init(&v->policy);
-	v->unacc_longest_record = -1;
-	v->merged_record = -1;
-	v->gap_build_record = -1;
-	v->builds.inforce = -1;
-	v->mapuse.inforce = -1;
-	v->inforce_map = -1;
-	v->observe_for = -1;
-	v->stored_all = true;
-	pc_merkle_range_init(&v->range);
-	pc_merkle_range_init(&v->stored);
 	return v;
 }
 
@@ -76,23 +62,14 @@ pc_verify_free(struct pc_verify *v)
 {
 	if (v == NULL)
 		return;
+	pcv_checks_free(v);
 	pcv_findings_free(&v->found);
-	free(v->changed);
-	free(v->builds.u);
-	free(v->mapuse.u);
 	free(v->maps);
 	free(v->map_digest);
-	free(v->inforce_uplinks);
-	free(v->uplink_seen);
-	pcv_series_free(v->series);
 	free(v->inforce);
 	free(v->inforce_sum);
 	free(v->pods);
-	free(v->links);
-	free(v->podmap_ix.slots);
-	free(v->linkmap_ix.slots);
-	pcv_audit_free(v);
-	pcv_attest_free(v);
+	free(v->pod_ix.slots);
 	free(v);
 }
 
@@ -129,10 +106,6 @@ pc_verify_trusted(struct pc_verify *v, const char *note, size_t len, struct pc_e
 	if (open_note(v, note, len, &v->trusted, &c, &e) < 0)
 		return pc_error_set(err, "%s: %s", pc_verify_check_name(c), e.msg);
 	v->have_trusted = true;
-	if (v->trusted.size == 0) {
-		pc_merkle_range_root(&v->range, v->trusted_root_here);
-		v->trusted_root_seen = true;
-	}
 	return 0;
 }
 
@@ -140,6 +113,27 @@ uint64_t
 pc_verify_trusted_size(const struct pc_verify *v)
 {
 	return v->have_trusted ? v->trusted.size : 0;
+}
+
+/* The declared maps are of this appliance (check 4) and of this log. */
+static void
+check_maps(struct pc_verify *v)
+{
+	for (size_t i = 0; i < v->nmaps; i++) {
+		char origin[PC_ORIGIN_LEN];
+
+		if (strcmp(v->maps[i]->appliance_id, v->appliance) != 0)
+			pcv_fail(v, PC_VC_APPLIANCE, -1, NULL,
+				 "pod map %s declares appliance '%s', "
+				 "the log is %s",
+				 v->maps[i]->path, v->maps[i]->appliance_id, v->cp.origin);
+		else if (strcmp(pc_config_origin(v->maps[i], origin, sizeof(origin)),
+				v->cp.origin) != 0)
+			pcv_fail(v, PC_VC_APPLIANCE, -1, NULL,
+				 "pod map %s declares the log '%s', "
+				 "the checkpoint is of '%s'",
+				 v->maps[i]->path, origin, v->cp.origin);
+	}
 }
 
 int
@@ -179,7 +173,10 @@ pc_verify_checkpoint(struct pc_verify *v, const char *note, size_t len)
 	v->note[len] = '\0';
 	v->note_len = len;
 	v->cp_ok = true;
-	pcv_policy_begin(v);
+	if (v->policy.now_ns == 0)
+		v->policy.now_ns = pc_now_ns();
+	check_maps(v);
+	pcv_checks_begin(v);
 	return 0;
 }
 
@@ -219,8 +216,7 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 	if (!v->cp_ok || v->nrec >= v->cp.size || v->finished)
 		return;
 	uint64_t index = v->nrec++;
-	v->rec_bytes += len;
-	struct changed *c = pcv_tree_append(v, index, rec, len, stored_leaf);
+	pcv_checks_bytes(v, index, rec, len, stored_leaf);
 	if (pc_record_decode(rec, len, &r, &why) < 0) {
 		if (pc_record_decode_unknown(rec, len, &r, NULL) == 0)
 			later_type(v, index, &r);
@@ -228,21 +224,14 @@ pc_verify_record(struct pc_verify *v, const uint8_t *rec, size_t len, const uint
 			pcv_fail(v, PC_VC_DECODE, (int64_t)index, NULL,
 				 "record does not decode: %s", why.msg);
 		pc_record_free(&r);
-		v->resync = true;
-		if (index == 0)
-			pcv_fail(v, PC_VC_SEQUENCE, 0, NULL, "record 0 is not a start record");
+		pcv_checks_undecodable(v, index);
 		return;
-	}
-	if (c != NULL) {
-		c->type = r.type;
-		c->window_start_ns = r.window_start_ns;
 	}
 	if (strcmp(r.appliance_id, v->appliance) != 0)
 		pcv_fail(v, PC_VC_APPLIANCE, (int64_t)index, &r,
 			 "record of appliance '%s' in the log of '%s'", r.appliance_id,
 			 v->appliance);
-	pcv_time_record(v, index, &r);
-	pcv_sequence(v, index, &r);
+	pcv_checks_record(v, index, &r);
 	pc_record_free(&r);
 }
 
@@ -253,20 +242,7 @@ pc_verify_finish(struct pc_verify *v)
 		return v->found.nfails > 0;
 	v->finished = true;
 	pcv_events_close(&v->found);
-	if (v->cp_ok)
-		pcv_tree_finish(v);
-	/*
-	 * The counters findings come last: an impossible counter is most often
-	 * the trace of a record changed after signing, which the tree's failure
-	 * names first.
-	 */
-	if (pc_verify_find(v, PC_VC_COUNTERS) != NULL)
-		pcv_failures_last(&v->found, PC_VC_COUNTERS);
-	pcv_env_finish(v);
-	pcv_audit_finish(v);
-	pcv_attest_finish(v);
-	if (v->cp_ok)
-		pcv_policy_finish(v);
+	pcv_checks_finish(v);
 	return v->found.nfails > 0;
 }
 
@@ -328,18 +304,6 @@ unsigned __int128
 pc_verify_unaccounted_ns(const struct pc_verify *v)
 {
 	return v->found.evsum[PC_VE_GAP].total_ns + v->found.evsum[PC_VE_RESTART].total_ns;
-}
-
-int
-pc_verify_pod_totals(const struct pc_verify *v, const char *pod, enum pc_dir dir,
-		     struct pc_verify_totals *t)
-{
-	int64_t i = pcv_pod_find(v, pod);
-
-	if (i < 0 || (unsigned)dir >= PC_DIR_COUNT)
-		return -1;
-	*t = v->pods[i].t[dir];
-	return 0;
 }
 
 uint64_t

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verifier's witness policy: a quorum of cosignatures, and their time
- * as the bound of the log's windows (src/verify/witness.h).
+ * as the bound of the log's windows (src/verify/witness.h). The judgement
+ * is the caller's to make (it holds the cosigned note); this check only
+ * keeps it for the JSON and HTML reports, which state it.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,7 +14,8 @@
 #include "log/cosig.h"
 #include "witness.h"
 
-#define NS UINT64_C(1000000000)
+#include "print.h"
+#include "verify_impl.h"
 
 static void finding(struct pc_witness_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -97,3 +100,108 @@ pc_witness_report_print(const struct pc_witness_policy *p, const struct pc_witne
 	for (unsigned i = 0; i < r->nfail; i++)
 		fprintf(f, "  FAIL %s\n", r->fail[i]);
 }
+
+/* ---- the judgement in the reports ---- */
+
+struct witness {
+	const struct pc_witness_policy *policy; /* NULL until given */
+	const struct pc_witness_report *report;
+};
+
+void
+pc_verify_set_witness_result(struct pc_verify *v, const struct pc_witness_policy *p,
+			     const struct pc_witness_report *r)
+{
+	struct witness *w = pcv_state(v, PCV_WITNESS);
+
+	w->policy = p;
+	w->report = r;
+}
+
+static void
+key_text(char *out, size_t n, const struct pc_verifier_key *k)
+{
+	snprintf(out, n, "%s+%08" PRIx32, k->name, k->id);
+}
+
+static void
+witness_json(const struct pc_verify *v, const void *st, FILE *f)
+{
+	const struct pc_witness_policy *p = ((const struct witness *)st)->policy;
+	const struct pc_witness_report *r = ((const struct witness *)st)->report;
+	char key[PC_KEY_NAME_LEN + 16];
+
+	(void)v;
+	if (r == NULL)
+		return;
+	fprintf(f,
+		"  \"witnesses\": {\"ok\": %s, \"cosigned\": %u, \"required\": %u, "
+		"\"keys_total\": %zu, \"keys\": [",
+		r->nfail == 0 ? "true" : "false", r->nvalid, r->quorum, p->nkeys);
+	for (size_t i = 0; i < p->nkeys; i++) {
+		key_text(key, sizeof(key), &p->keys[i]);
+		fputs(i ? ",\n    " : "\n    ", f);
+		fputs("{\"key\": ", f);
+		pc_json_string(f, key);
+		fprintf(f, ", \"cosigned\": %s, \"at\": ", r->seen[i].valid ? "true" : "false");
+		pcv_json_time_or_null(f, r->seen[i].t * PC_NS_PER_SEC, r->seen[i].valid);
+		fputs(", \"why\": ", f);
+		if (r->seen[i].valid)
+			fputs("null", f);
+		else
+			pc_json_string(f, r->seen[i].why);
+		fputc('}', f);
+	}
+	fprintf(f, "%s], \"failures_total\": %u, \"failures\": [", p->nkeys ? "\n  " : "",
+		r->nfail);
+	for (unsigned i = 0; i < r->nfail; i++) {
+		fputs(i ? ", " : "", f);
+		pc_json_string(f, r->fail[i]);
+	}
+	fputs("]},\n", f);
+}
+
+static void
+witness_html(const struct pc_verify *v, const void *st, FILE *f)
+{
+	const struct pc_witness_policy *p = ((const struct witness *)st)->policy;
+	const struct pc_witness_report *r = ((const struct witness *)st)->report;
+	char key[PC_KEY_NAME_LEN + 16];
+
+	(void)v;
+	if (r == NULL)
+		return;
+	fprintf(f,
+		"<section id=\"witnesses\" class=\"%s\">\n<h2>Witnesses</h2>\n<table "
+		"id=\"witness-summary\">\n",
+		r->nfail == 0 ? "ok" : "failed");
+	pcv_tr_u64(f, "cosigned", "cosigned", r->nvalid);
+	pcv_tr_u64(f, "required", "required", r->quorum);
+	pcv_tr_u64(f, "witnesses", "keys_total", p->nkeys);
+	fputs("</table>\n", f);
+	for (unsigned i = 0; i < r->nfail; i++) {
+		fputs("<p class=\"bad\" data-k=\"failure\">", f);
+		pc_html_escape(f, r->fail[i]);
+		fputs("</p>\n", f);
+	}
+	fputs("<table id=\"witness-list\">\n<tr><th>witness</th><th>cosigned at</th><th>or "
+	      "why not</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < p->nkeys; i++) {
+		key_text(key, sizeof(key), &p->keys[i]);
+		fprintf(f, "<tr class=\"witness-row\" data-cosigned=\"%s\">",
+			r->seen[i].valid ? "true" : "false");
+		pcv_td_str(f, "key", key);
+		pcv_td_time(f, "at", r->seen[i].t * PC_NS_PER_SEC, r->seen[i].valid);
+		pcv_td_str(f, "why", r->seen[i].valid ? "" : r->seen[i].why);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+const struct pcv_check pcv_witness_check = {
+	.name = "witness",
+	.size = sizeof(struct witness),
+	.report[PCV_JSON] = witness_json,
+	.report[PCV_HTML] = witness_html,
+};

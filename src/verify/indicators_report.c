@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The indicators (verify/indicators.c) as the text and JSON reports state
- * them, with the number forms the HTML report shares so that its figures
- * read exactly as the JSON's.
+ * The indicators (verify/indicators.c) as the text, JSON and HTML reports
+ * state them, in the same number forms so that the page's figures read
+ * exactly as the JSON's.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -12,8 +12,9 @@
 #include "base/units.h"
 #include "verify.h"
 
-#include "verify_impl.h"
+#include "print.h"
 #include "series.h"
+#include "verify_impl.h"
 
 void
 pcv_format_ratio(double x, char *buf, size_t len)
@@ -37,19 +38,6 @@ pcv_format_bps(double bps, char *buf, size_t len)
 }
 
 static void
-json_time_or_null(FILE *f, bool have, uint64_t ns)
-{
-	char t[PC_UTC_LEN];
-
-	if (!have) {
-		fputs("null", f);
-		return;
-	}
-	pc_utc_format(ns, t, sizeof(t));
-	fprintf(f, "\"%s\"", t);
-}
-
-static void
 json_dir(FILE *f, const struct pcv_dir_ind *d)
 {
 	char cv[32], r[32], mean[32];
@@ -62,9 +50,9 @@ json_dir(FILE *f, const struct pcv_dir_ind *d)
 		"{\"windows\": %" PRIu64 ", \"windows_near_cap\": %" PRIu64
 		", \"longest_near_cap_run\": %" PRIu64 ", \"run_from\": ",
 		d->records, d->hot, d->longest_run);
-	json_time_or_null(f, d->longest_run > 0, d->run_start_ns);
+	pcv_json_time_or_null(f, d->run_start_ns, d->longest_run > 0);
 	fprintf(f, ", \"run_to\": ");
-	json_time_or_null(f, d->longest_run > 0, d->run_end_ns);
+	pcv_json_time_or_null(f, d->run_end_ns, d->longest_run > 0);
 	fprintf(f,
 		", \"cap_bps\": %" PRIu64 ", \"mean_bps\": %s, \"peak_bps\": %" PRIu64
 		", \"periodicity\": {\"windows\": %zu, \"cv\": %s, \"lag_windows\": ",
@@ -187,4 +175,105 @@ pcv_text_indicators(const struct pc_verify *v, FILE *f)
 	fprintf(f, "\nindicators (not findings; docs/report.md):\n");
 	for (uint32_t i = 0; i < v->npods; i++)
 		text_pod(v, i, f);
+}
+
+/* ---- the HTML page ---- */
+
+void
+pcv_html_indicators(const struct pc_verify *v, FILE *f)
+{
+	uint64_t model = pcv_model_bytes(v);
+
+	fputs(
+	    "<section id=\"indicators\" class=\"indicator\">\n<h2>Indicators (not findings)</h2>\n"
+	    "<p class=\"note\">Patterns that training across pods or weights leaving would "
+	    "show, and that other work shows too; none is proof, none fails the verification "
+	    "(docs/report.md).</p>\n<table id=\"indicator-table\">\n<tr><th>pod</th><th>dir</th>"
+	    "<th>windows at &ge; 90% of cap</th><th>longest run</th><th>period (windows)</th>"
+	    "<th>autocorrelation</th><th>periodic</th><th>mean bit/s</th><th>peak bit/s</th>"
+	    "</tr>\n",
+	    f);
+	for (uint32_t i = 0; i < v->npods; i++) {
+		struct pcv_pod_ind ind;
+
+		pcv_indicators(v, i, &ind);
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			const struct pcv_dir_ind *di = &ind.dir[d];
+			char r[32], mean[32];
+
+			pcv_format_ratio(di->period.r, r, sizeof(r));
+			pcv_format_bps(di->mean_bps, mean, sizeof(mean));
+			fputs("<tr class=\"ind-row\" data-pod=\"", f);
+			pc_html_escape(f, ind.id);
+			fprintf(f, "\" data-dir=\"%s\">", pc_dir_name((enum pc_dir)d));
+			pcv_td_str(f, "pod", ind.id);
+			pcv_td_str(f, "dir", pc_dir_name((enum pc_dir)d));
+			pcv_td_u64(f, "windows_near_cap", di->hot);
+			pcv_td_u64(f, "longest_near_cap_run", di->longest_run);
+			if (di->period.lag > 0) {
+				pcv_td_u64(f, "periodicity.lag_windows", di->period.lag);
+				pcv_td_str(f, "periodicity.r", r);
+			} else {
+				fputs("<td data-k=\"periodicity.lag_windows\">none</td><td></td>",
+				      f);
+			}
+			fprintf(f, "<td data-k=\"periodicity.periodic\" class=\"%s\">%s</td>",
+				di->period.periodic ? "bad" : "held",
+				di->period.periodic ? "yes" : "no");
+			pcv_td_str(f, "mean_bps", mean);
+			pcv_td_u64(f, "peak_bps", di->peak_bps);
+			fputs("</tr>\n", f);
+		}
+	}
+	fputs("</table>\n<h3>Exfiltration bound (up: pod to fabric)</h3>\n<table "
+	      "id=\"exfil-table\">\n<tr><th>pod</th><th>up/down symmetry</th><th>passed up "
+	      "(bytes)</th><th>time unlogged (ns)</th><th>allowance unlogged (bytes)</th>"
+	      "<th>most that could have left (bytes)</th>",
+	      f);
+	if (model > 0) {
+		fputs("<th>", f);
+		pcv_html_size(f, model);
+		fputs(" at mean rate (s)</th><th>at peak rate (s)</th><th>at the cap (s)</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (uint32_t i = 0; i < v->npods; i++) {
+		struct pcv_pod_ind ind;
+		char s[32];
+
+		pcv_indicators(v, i, &ind);
+		pcv_format_ratio(ind.symmetry, s, sizeof(s));
+		fputs("<tr class=\"exfil-row\" data-pod=\"", f);
+		pc_html_escape(f, ind.id);
+		fputs("\">", f);
+		pcv_td_str(f, "pod", ind.id);
+		pcv_td_str(f, "symmetry", s);
+		pcv_td_u128(f, "exfiltration.passed_up_bytes", ind.passed_up);
+		pcv_td_u64(f, "exfiltration.unaccounted_ns", ind.unaccounted_ns);
+		if (ind.bounded) {
+			pcv_td_u128(f, "exfiltration.unlogged_allowance_bytes", ind.unlogged);
+			pcv_td_u128(f, "exfiltration.bound_bytes", ind.bound);
+		} else {
+			fputs("<td>unbounded</td><td class=\"bad\">unbounded</td>", f);
+		}
+		if (model > 0) {
+			const struct pcv_dir_ind *up = &ind.dir[PC_DIR_UP];
+			double t[3] = { pcv_transfer_s(model, up->mean_bps),
+					pcv_transfer_s(model, (double)up->peak_bps),
+					pcv_transfer_s(model, (double)up->cap_bps) };
+			static const char *const keys[3] = { "model_transfer_s.mean_rate",
+							     "model_transfer_s.peak_rate",
+							     "model_transfer_s.cap" };
+
+			for (int k = 0; k < 3; k++) {
+				pcv_format_seconds(t[k], s, sizeof(s));
+				pcv_td_str(f, keys[k], t[k] < 0 ? "never" : s);
+			}
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs(
+	    "</table>\n<p class=\"note\">The bound counts what the verified windows passed, and "
+	    "for the time no window covers what the cap allows plus a full burst per stretch: "
+	    "it assumes the appliance enforced the cap while it logged nothing.</p>\n</section>\n",
+	    f);
 }
