@@ -73,22 +73,6 @@ handle_pcrs(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
-static int
-handle_text(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	const char *s;
-	char why[64];
-
-	if (cfg_get_scalar(c, f, v, &s) < 0)
-		return -1;
-	if (strlen(s) >= f->size) {
-		snprintf(why, sizeof(why), "longer than %zu characters", f->size - 1);
-		return cfg_fail_value(c, f->key, v, why);
-	}
-	snprintf(dst, f->size, "%s", s);
-	return 0;
-}
-
 #define ATTEST_FIELD(key, fn, member, required)                                        \
 	{                                                                              \
 		key, fn, offsetof(struct pc_attestation, member),                      \
@@ -96,10 +80,10 @@ handle_text(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	}
 
 const struct field cfg_attestation_fields[] = {
-	ATTEST_FIELD("tpm", handle_text, tpm, true),
+	ATTEST_FIELD("tpm", cfg_handle_text, tpm, true),
 	ATTEST_FIELD("every", handle_every, every, false),
 	ATTEST_FIELD("pcrs", handle_pcrs, pcrs, false),
-	ATTEST_FIELD("ima_log", handle_text, ima_log, false),
+	ATTEST_FIELD("ima_log", cfg_handle_text, ima_log, false),
 	{ NULL, NULL, 0, 0, false, NULL, NULL },
 };
 

@@ -156,6 +156,9 @@ int cfg_check_endpoint(struct ctx *c);
 
 /* The keys of a pod map (podmap/fields.c) */
 
+/* A string that fits the destination (f->size with its NUL): a path, a TCTI, a name. */
+int cfg_handle_text(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+
 /* The top level; the object it fills is the struct ctx. */
 extern const struct field cfg_top_fields[];
 /* appliance.witnesses (podmap/witness.c): writes a struct pc_witnesses. */

@@ -63,8 +63,8 @@ handle_origin(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
-static int
-handle_string(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
+int
+cfg_handle_text(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	const char *s;
 	char why[64];
@@ -86,7 +86,7 @@ handle_devargs(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
 	const char *s;
 
-	if (handle_string(c, f, v, dst) < 0)
+	if (cfg_handle_text(c, f, v, dst) < 0)
 		return -1;
 	s = dst;
 	if (s[strcspn(s, " \t\r\n\v\f")] != '\0')
@@ -125,7 +125,7 @@ handle_listen(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	const char *s, *colon, *close;
 	unsigned char addr[16];
 
-	if (handle_string(c, f, v, dst) < 0)
+	if (cfg_handle_text(c, f, v, dst) < 0)
 		return -1;
 	s = dst;
 	if (s[0] == '[') {
@@ -361,7 +361,7 @@ valid_lcores(const char *s)
 static int
 handle_lcores(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	if (handle_string(c, f, v, dst) < 0)
+	if (cfg_handle_text(c, f, v, dst) < 0)
 		return -1;
 	if (!valid_lcores(dst))
 		return cfg_fail_value(c, f->key, v,
@@ -477,8 +477,8 @@ handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 static const struct field appliance_fields[] = {
 	FIELD("id", handle_id, struct pc_config, appliance_id, true),
 	FIELD("origin", handle_origin, struct pc_config, origin, false),
-	FIELD("signing_key", handle_string, struct pc_config, signing_key, false),
-	FIELD("ledger", handle_string, struct pc_config, ledger, false),
+	FIELD("signing_key", cfg_handle_text, struct pc_config, signing_key, false),
+	FIELD("ledger", cfg_handle_text, struct pc_config, ledger, false),
 	FIELD("listen", handle_listen, struct pc_config, listen, false),
 	FIELD("listen_plaintext", cfg_handle_bool, struct pc_config, listen_plaintext, false),
 	FIELD("tls", cfg_handle_tls, struct pc_config, tls, false),

@@ -26,25 +26,9 @@
 
 #define KEY_PREFIX "sha256:"
 
-static int
-tls_text(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
-{
-	const char *s;
-	char why[64];
-
-	if (cfg_get_scalar(c, f, v, &s) < 0)
-		return -1;
-	if (strlen(s) >= f->size) {
-		snprintf(why, sizeof(why), "longer than %zu characters", f->size - 1);
-		return cfg_fail_value(c, f->key, v, why);
-	}
-	snprintf(dst, f->size, "%s", s);
-	return 0;
-}
-
 #define TLS_FIELD(key, member, required)                                           \
 	{                                                                          \
-		key, tls_text, offsetof(struct pc_tls_cfg, member),                \
+		key, cfg_handle_text, offsetof(struct pc_tls_cfg, member),         \
 		    sizeof(((struct pc_tls_cfg *)0)->member), required, NULL, NULL \
 	}
 
