@@ -13,44 +13,11 @@
 #include "podmap.h"
 #include "reload.h"
 
-/* A reload may change pods and caps, not what the EAL and ports were built from. */
+/* What the rows of the pod map's keys say is fixed for a run (podmap/fields.c). */
 const char *
-pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b)
+pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b, char *why, size_t n)
 {
-	if (strcmp(a->appliance_id, b->appliance_id) != 0)
-		return "appliance.id changed";
-	/* the origin names the log: a map under another name is another log's */
-	if (strcmp(a->origin, b->origin) != 0)
-		return "appliance.origin changed";
-	if (a->role != b->role)
-		return "appliance.role changed";
-	if (a->window_ns != b->window_ns)
-		return "window changed";
-	if (a->max_frame != b->max_frame)
-		return "max_frame changed";
-	/* who may declare maps is fixed for a run: a reload cannot drop the auditor */
-	if (a->nauditor_keys != b->nauditor_keys ||
-	    memcmp(a->auditor_keys, b->auditor_keys,
-		   a->nauditor_keys * sizeof(a->auditor_keys[0])) != 0)
-		return "appliance.auditor_keys changed";
-	/* the endpoint's socket and whether it speaks TLS are made once */
-	if (strcmp(a->listen, b->listen) != 0)
-		return "appliance.listen changed";
-	if (a->listen_plaintext != b->listen_plaintext)
-		return "appliance.listen_plaintext changed";
-	if (a->tls.enabled != b->tls.enabled)
-		return b->tls.enabled ? "appliance.tls was added" : "appliance.tls was removed";
-	if (a->nuplinks != b->nuplinks)
-		return "the set of uplinks changed";
-	for (unsigned u = 0; u < a->nuplinks; u++) {
-		int v = pc_config_find_uplink(b, a->uplinks[u].name);
-		if (v < 0 || (unsigned)v != u ||
-		    strcmp(a->uplinks[u].pod_port, b->uplinks[v].pod_port) != 0 ||
-		    strcmp(a->uplinks[u].fabric_port, b->uplinks[v].fabric_port) != 0 ||
-		    a->uplinks[u].workers != b->uplinks[v].workers)
-			return "the uplinks or their ports changed";
-	}
-	return NULL;
+	return pc_config_fixed_change(a, b, why, n);
 }
 
 /*
@@ -71,7 +38,8 @@ pc_reload_prepare(const char *path, const struct pc_table *cur,
 		pc_declared_count_refusal(PC_RELOAD_INVALID_MAP);
 		return;
 	}
-	const char *why = pc_reload_incompatible(&cur->cfg, &cfg);
+	char fixed[128];
+	const char *why = pc_reload_incompatible(&cur->cfg, &cfg, fixed, sizeof(fixed));
 	if (why != NULL) {
 		PC_LOG(ERR, "reload of %s refused: %s; restart podcapd for that\n", path, why);
 		pc_declared_count_refusal(PC_RELOAD_INCOMPATIBLE);

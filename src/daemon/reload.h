@@ -7,6 +7,7 @@
 #ifndef PODCAPD_RELOAD_H
 #define PODCAPD_RELOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "shape/classify.h"
@@ -15,10 +16,13 @@
 #include "table.h"
 
 /*
- * Why a reload from a to b is refused, or NULL if it is not: a reload may
- * change pods and caps, not what the EAL and the ports were built from.
+ * Why a reload from a to b is refused, written to why (n bytes), or NULL if
+ * it is not: a reload may change pods and caps, not what the EAL, the ports,
+ * the endpoint's socket and the log were made from, nor who may declare
+ * maps. Which keys those are is each key's row in podmap/fields.c.
  */
-const char *pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b);
+const char *pc_reload_incompatible(const struct pc_config *a, const struct pc_config *b, char *why,
+				   size_t n);
 /*
  * Loads the pod map at path and builds its table into *pending, linked to
  * the table in force `cur`. A valid map replaces the pending table, which

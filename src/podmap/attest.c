@@ -73,18 +73,18 @@ handle_pcrs(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
-#define ATTEST_FIELD(key, fn, member, required)                                        \
-	{                                                                              \
-		key, fn, offsetof(struct pc_attestation, member),                      \
-		    sizeof(((struct pc_attestation *)0)->member), required, NULL, NULL \
-	}
+/* The signer opens the TPM once, before DPDK (src/daemon/signer_attest.c). */
+#define ATTEST_FIELD(name, handler, member)                                              \
+	.key = name, .fn = handler, .off = offsetof(struct pc_attestation, member),      \
+	.size = sizeof(((struct pc_attestation *)0)->member), .digest = PC_DIGEST_NEVER, \
+	.reload = PC_RELOAD_AT_START
 
 const struct field cfg_attestation_fields[] = {
-	ATTEST_FIELD("tpm", cfg_handle_text, tpm, true),
-	ATTEST_FIELD("every", handle_every, every, false),
-	ATTEST_FIELD("pcrs", handle_pcrs, pcrs, false),
-	ATTEST_FIELD("ima_log", cfg_handle_text, ima_log, false),
-	{ NULL, NULL, 0, 0, false, NULL, NULL },
+	{ ATTEST_FIELD("tpm", cfg_handle_text, tpm), .required = true },
+	{ ATTEST_FIELD("every", handle_every, every) },
+	{ ATTEST_FIELD("pcrs", handle_pcrs, pcrs) },
+	{ ATTEST_FIELD("ima_log", cfg_handle_text, ima_log) },
+	{ NULL },
 };
 
 int

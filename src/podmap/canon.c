@@ -4,7 +4,13 @@
  * and nothing else, in base units and a fixed order, so that two maps
  * declaring the same thing have the same bytes. docs/config.md documents
  * it byte for byte: a verifier recomputes the digest from it, so any change
- * here is a change of wire format and of CANONICAL_VERSION.
+ * here, or to a key's line or digest column in podmap/fields.c, is a change
+ * of wire format and of CANONICAL_VERSION.
+ *
+ * Which keys are written, and when, is each key's row (podmap/fields.c):
+ * its digest column, its line and how its value is written. This file
+ * keeps the order of the map's own lines and how each kind of value is
+ * written.
  */
 
 #include <inttypes.h>
@@ -57,76 +63,112 @@ emit(struct sink *s, const char *fmt, ...)
 	s->pos += k;
 }
 
-static int
-cmp_uplink_ptr(const void *a, const void *b)
-{
-	const struct pc_uplink *const *x = a, *const *y = b;
+/* The key being written: its row, the sink and the map it is in. */
+struct cfg_lines {
+	struct sink *s;
+	const struct field *f;
+	const struct pc_config *cfg;
+};
 
-	return strcmp((*x)->name, (*y)->name);
+void
+cfg_put_line(struct cfg_lines *o, const char *fmt, ...)
+{
+	char value[PC_DEVARGS_LEN + 32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	if (o->f->digest == PC_DIGEST_UNLESS_DEFAULT && strcmp(value, o->f->dflt) == 0)
+		return;
+	emit(o->s, "%s %s\n", o->f->line, value);
 }
 
-static int
-cmp_pod_ptr(const void *a, const void *b)
+const void *
+cfg_put_value(const struct cfg_lines *o, const void *obj)
 {
-	const struct pc_pod *const *x = a, *const *y = b;
-
-	return strcmp((*x)->id, (*y)->id);
+	return (const char *)obj + o->f->at;
 }
 
-static int
-cmp_prefix_ptr(const void *a, const void *b)
+bool
+cfg_put_text(struct cfg_lines *o, const void *obj)
 {
-	const struct pc_prefix *const *x = a, *const *y = b;
-
-	return cfg_cmp_prefix(*x, *y);
+	cfg_put_line(o, "%s", (const char *)cfg_put_value(o, obj));
+	return true;
 }
 
-static const char *
-mode_name(enum pc_mode m)
+bool
+cfg_put_u64(struct cfg_lines *o, const void *obj)
 {
-	return m == PC_MODE_POLICE ? "police" : "shape";
+	cfg_put_line(o, "%" PRIu64, *(const uint64_t *)cfg_put_value(o, obj));
+	return true;
 }
 
-static void
-emit_pod(struct sink *s, const struct pc_config *cfg, const struct pc_pod *p)
+bool
+cfg_put_u32(struct cfg_lines *o, const void *obj)
 {
-	const struct pc_prefix *pfx[PC_MAX_PREFIXES];
-	char text[64];
-	unsigned i;
+	cfg_put_line(o, "%" PRIu32, *(const uint32_t *)cfg_put_value(o, obj));
+	return true;
+}
 
-	emit(s, "pod %s\n", p->id);
-	emit(s, "gpus %u\n", p->gpus);
-	emit(s, "uplink %s\n", cfg->uplinks[p->uplink].name);
-	emit(s, "cap_bps %" PRIu64 "\n", p->limits.cap_bps);
-	emit(s, "burst_bytes %" PRIu64 "\n", p->limits.burst_bytes);
-	emit(s, "mode %s\n", mode_name(p->limits.mode));
-	emit(s, "queue_delay_ns %" PRIu64 "\n", p->limits.queue_delay_ns);
-	/* only when not the default, so that maps without the key keep their digests */
-	if (p->limits.promise == PC_PROMISE_WINDOW)
-		emit(s, "promise window\n");
-	for (i = 0; i < p->nprefixes; i++)
-		pfx[i] = &p->prefixes[i];
-	qsort(pfx, p->nprefixes, sizeof(pfx[0]), cmp_prefix_ptr);
-	for (i = 0; i < p->nprefixes; i++) {
-		cfg_format_prefix(pfx[i], text, sizeof(text));
-		emit(s, "prefix %s\n", text);
-	}
+bool
+cfg_put_unsigned(struct cfg_lines *o, const void *obj)
+{
+	cfg_put_line(o, "%u", *(const unsigned *)cfg_put_value(o, obj));
+	return true;
 }
 
 /* A PCI address in its full form, so that 3b:00.0 and 0000:3B:00.0 agree. */
-static void
-emit_port(struct sink *s, const char *key, const char *devargs)
+bool
+cfg_put_port(struct cfg_lines *o, const void *obj)
 {
+	const char *devargs = cfg_put_value(o, obj);
 	char dev[PC_DEVARGS_LEN];
 	size_t n = cfg_port_device(devargs, dev, sizeof(dev));
 
-	emit(s, "%s %s%s\n", key, dev, devargs + n);
+	cfg_put_line(o, "%s%s", dev, devargs + n);
+	return true;
 }
 
-/* The auditor keys, as verifier key lines in byte order: only when set, so older digests stand. */
-static bool
-emit_auditor_keys(struct sink *s, const struct pc_config *cfg)
+bool
+cfg_put_role(struct cfg_lines *o, const void *obj)
 {
+	static const char *const names[] = {
+		[PC_ROLE_SHAPER] = "shaper",
+		[PC_ROLE_POD_TAP] = "pod-tap",
+		[PC_ROLE_FABRIC_TAP] = "fabric-tap",
+	};
+	enum pc_role r = *(const enum pc_role *)cfg_put_value(o, obj);
+
+	if ((unsigned)r >= sizeof(names) / sizeof(names[0]))
+		return false;
+	cfg_put_line(o, "%s", names[r]);
+	return true;
+}
+
+bool
+cfg_put_mode(struct cfg_lines *o, const void *obj)
+{
+	enum pc_mode m = *(const enum pc_mode *)cfg_put_value(o, obj);
+
+	cfg_put_line(o, "%s", m == PC_MODE_POLICE ? "police" : "shape");
+	return true;
+}
+
+bool
+cfg_put_promise(struct cfg_lines *o, const void *obj)
+{
+	enum pc_promise p = *(const enum pc_promise *)cfg_put_value(o, obj);
+
+	cfg_put_line(o, "%s", p == PC_PROMISE_WINDOW ? "window" : "envelope");
+	return true;
+}
+
+/* The auditor keys, as verifier key lines in byte order. */
+bool
+cfg_put_auditor_keys(struct cfg_lines *o, const void *obj)
+{
+	const struct pc_config *cfg = obj;
 	char line[PC_MAX_AUDITOR_KEYS][256], tmp[256];
 	unsigned i, j, n = cfg->nauditor_keys;
 
@@ -142,61 +184,127 @@ emit_auditor_keys(struct sink *s, const struct pc_config *cfg)
 		}
 	}
 	for (i = 0; i < n; i++)
-		emit(s, "auditor_key %s\n", line[i]);
+		cfg_put_line(o, "%s", line[i]);
 	return true;
+}
+
+/* A pod's uplink by its name, not its index in the file. */
+bool
+cfg_put_pod_uplink(struct cfg_lines *o, const void *obj)
+{
+	const struct pc_pod *p = obj;
+
+	if (p->uplink >= o->cfg->nuplinks)
+		return false;
+	cfg_put_line(o, "%s", o->cfg->uplinks[p->uplink].name);
+	return true;
+}
+
+static int
+cmp_prefix_ptr(const void *a, const void *b)
+{
+	const struct pc_prefix *const *x = a, *const *y = b;
+
+	return cfg_cmp_prefix(*x, *y);
+}
+
+bool
+cfg_put_prefixes(struct cfg_lines *o, const void *obj)
+{
+	const struct pc_pod *p = obj;
+	const struct pc_prefix *pfx[PC_MAX_PREFIXES];
+	char text[64];
+	unsigned i;
+
+	if (p->nprefixes > PC_MAX_PREFIXES)
+		return false;
+	for (i = 0; i < p->nprefixes; i++)
+		pfx[i] = &p->prefixes[i];
+	qsort(pfx, p->nprefixes, sizeof(pfx[0]), cmp_prefix_ptr);
+	for (i = 0; i < p->nprefixes; i++) {
+		cfg_format_prefix(pfx[i], text, sizeof(text));
+		cfg_put_line(o, "%s", text);
+	}
+	return true;
+}
+
+/* The lines of one key of obj, as its row says: none when it is never in the digest. */
+static bool
+put_key(struct sink *s, const struct pc_config *cfg, const struct field *f, const void *obj)
+{
+	struct cfg_lines o = { s, f, cfg };
+
+	if (f == NULL)
+		return false;
+	if (f->digest == PC_DIGEST_NEVER || f->line == NULL)
+		return true;
+	return f->put(&o, obj);
+}
+
+/*
+ * The map's own lines, in the order of the wire format. Each item of the
+ * uplinks and the pods follows, its keys in its table's order.
+ */
+static const char *const map_lines[] = {
+	"appliance.id", "appliance.origin", "appliance.role",
+	"window",       "max_frame",        "appliance.auditor_keys",
+};
+
+/* An item of a sequence and its name, to sort by. */
+struct named_item {
+	const char *name;
+	const char *item;
+};
+
+static int
+cmp_item(const void *a, const void *b)
+{
+	return strcmp(((const struct named_item *)a)->name, ((const struct named_item *)b)->name);
+}
+
+/* The items of a sequence in order of their name (its table's first key), each key in turn. */
+static bool
+put_items(struct sink *s, const struct pc_config *cfg, const struct field *seq)
+{
+	const struct cfg_items *it = seq->items;
+	unsigned n = *(const unsigned *)((const char *)cfg + it->count_at);
+	const char *items = *(const char *const *)((const char *)cfg + it->items_at);
+	/* 256 KiB at PC_MAX_PODS: too much for a thread's stack */
+	struct named_item *v = calloc(n ? n : 1, sizeof(*v));
+	bool ok = v != NULL;
+
+	for (unsigned i = 0; ok && i < n; i++) {
+		v[i].item = items + i * it->item_size;
+		v[i].name = v[i].item + seq->fields[0].at;
+	}
+	if (ok)
+		qsort(v, n, sizeof(*v), cmp_item);
+	for (unsigned i = 0; ok && i < n; i++)
+		for (const struct field *f = seq->fields; ok && f->key != NULL; f++)
+			ok = put_key(s, cfg, f, v[i].item);
+	free(v);
+	return ok;
 }
 
 /* Returns false for a configuration the loader could not have produced. */
 static bool
 emit_canonical(struct sink *s, const struct pc_config *cfg)
 {
-	const struct pc_uplink *up[PC_MAX_UPLINKS];
-	const struct pc_pod **pod;
-	unsigned i;
+	bool ok = true;
 
 	if (cfg->nuplinks > PC_MAX_UPLINKS || cfg->npods > PC_MAX_PODS)
 		return false;
-	for (i = 0; i < cfg->npods; i++)
+	for (unsigned i = 0; i < cfg->npods; i++)
 		if (cfg->pods[i].uplink >= cfg->nuplinks ||
 		    cfg->pods[i].nprefixes > PC_MAX_PREFIXES)
 			return false;
-	/* 128 KiB of pointers at PC_MAX_PODS: too much for a thread's stack */
-	pod = calloc(cfg->npods ? cfg->npods : 1, sizeof(*pod));
-	if (pod == NULL)
-		return false;
-	for (i = 0; i < cfg->nuplinks; i++)
-		up[i] = &cfg->uplinks[i];
-	for (i = 0; i < cfg->npods; i++)
-		pod[i] = &cfg->pods[i];
-	qsort(up, cfg->nuplinks, sizeof(up[0]), cmp_uplink_ptr);
-	qsort(pod, cfg->npods, sizeof(pod[0]), cmp_pod_ptr);
-
 	emit(s, "%s\n", CANONICAL_VERSION);
-	emit(s, "appliance %s\n", cfg->appliance_id);
-	/* only when set: maps with the podcap/<id> origin keep their digests */
-	if (cfg->origin[0] != '\0')
-		emit(s, "origin %s\n", cfg->origin);
-	/* only a tap says so: every shaper's pod map keeps the digest it had */
-	if (cfg->role != PC_ROLE_SHAPER)
-		emit(s, "role %s\n", cfg->role == PC_ROLE_POD_TAP ? "pod-tap" : "fabric-tap");
-	emit(s, "window_ns %" PRIu64 "\n", cfg->window_ns);
-	emit(s, "max_frame %" PRIu32 "\n", cfg->max_frame);
-	if (!emit_auditor_keys(s, cfg)) {
-		free(pod);
-		return false;
-	}
-	for (i = 0; i < cfg->nuplinks; i++) {
-		emit(s, "uplink %s\n", up[i]->name);
-		emit_port(s, "pod_port", up[i]->pod_port);
-		emit_port(s, "fabric_port", up[i]->fabric_port);
-		/* only when set: the maps of one worker per uplink keep their digests */
-		if (up[i]->workers > 1)
-			emit(s, "workers %u\n", up[i]->workers);
-	}
-	for (i = 0; i < cfg->npods; i++)
-		emit_pod(s, cfg, pod[i]);
-	free(pod);
-	return true;
+	for (size_t i = 0; ok && i < sizeof(map_lines) / sizeof(map_lines[0]); i++)
+		ok = put_key(s, cfg, cfg_field_at(map_lines[i]), cfg);
+	for (const struct field *f = cfg_top_fields; ok && f->key != NULL; f++)
+		if (f->items != NULL && f->digest != PC_DIGEST_NEVER)
+			ok = put_items(s, cfg, f);
+	return ok;
 }
 
 size_t

@@ -219,6 +219,51 @@ void pc_config_digest(const struct pc_config *cfg, uint8_t digest[PC_DIGEST_LEN]
  */
 int pc_config_error_at(const struct pc_config *cfg, struct pc_mark m, struct pc_error *err);
 
+/*
+ * Each key's two decisions, columns of its row in the pod map's tables
+ * (podmap/fields.c): what the digest makes of it (podmap/canon.c writes the
+ * canonical form from them) and what a reload may do with it
+ * (pc_config_fixed_change). A mapping's or a sequence's own row decides for
+ * the whole of it (there or not, its set of items); its keys decide each for
+ * itself. podcap-podmap(5) says both for every key.
+ */
+enum pc_key_digest {
+	PC_DIGEST_UNSAID = 0,     /* no row is left so (tests/unit/test_config.c) */
+	PC_DIGEST_ALWAYS,         /* in the canonical form */
+	PC_DIGEST_UNLESS_DEFAULT, /* in it when not its default: maps without it keep their digests */
+	PC_DIGEST_NEVER,          /* how podcapd runs, not what it enforces */
+};
+
+enum pc_key_reload {
+	PC_RELOAD_UNSAID = 0,
+	PC_RELOAD_FIXED,    /* fixed for a run: a reload that changes it is refused */
+	PC_RELOAD_APPLIED,  /* a reload puts the new value in force */
+	PC_RELOAD_AT_START, /* read at start: accepted, in force only from the next start */
+};
+
+/* A key of the pod map, as pc_config_each_key() gives it. */
+struct pc_config_key {
+	const char *key; /* its name in its mapping: "cap" */
+	char path[64];   /* from the top: "window", "appliance.tls.key", "pods[].cap" */
+	bool required;
+	bool mapping;     /* its value is a mapping (or a sequence of them) with keys of its own */
+	const char *line; /* the key of its lines in the canonical form, NULL when it has none */
+	enum pc_key_digest digest;
+	enum pc_key_reload reload;
+};
+
+/* Calls fn with every key of the pod map: in each mapping's table order, a mapping's keys after it. */
+void pc_config_each_key(void (*fn)(const struct pc_config_key *k, void *arg), void *arg);
+
+/*
+ * Why podcapd may not reload from map a to map b: the first key fixed for a
+ * run whose value b changes, as "appliance.origin changed" (or what the key's
+ * row says instead, "appliance.tls was added"), written to why (n bytes).
+ * Returns why, or NULL when b changes none of them.
+ */
+const char *pc_config_fixed_change(const struct pc_config *a, const struct pc_config *b, char *why,
+				   size_t n);
+
 /* Index of the pod/uplink with that id, or -1. */
 int pc_config_find_pod(const struct pc_config *cfg, const char *id);
 int pc_config_find_uplink(const struct pc_config *cfg, const char *name);

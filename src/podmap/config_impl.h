@@ -5,11 +5,13 @@
  *
  *	podmap/load.c	a file or buffer to a struct pc_config; free, find
  *	podmap/walk.c	the YAML document: mappings, types, positioned errors
- *	podmap/fields.c	one handler per kind of value, one table per mapping
+ *	podmap/fields.c	one handler per kind of value, one table per mapping: each
+ *			key's row, its handler and its decisions (digest, reload)
  *	podmap/check.c	what needs the whole map, once every key is read
  *	podmap/prefix.c	prefixes: read, written, ordered, overlaps found
  *	podmap/port.c	the device a port names
- *	podmap/canon.c	the canonical form and its digest
+ *	podmap/canon.c	the canonical form and its digest, written from the keys' rows
+ *	podmap/schema.c	the keys' rows walked: paths, and what a reload may not change
  *	podmap/tls.c	the endpoint: appliance.tls, appliance.access
  */
 #ifndef PODCAP_CONFIG_IMPL_H
@@ -73,7 +75,30 @@ struct field;
 typedef int (*handler_fn)(struct ctx *c, const struct field *f,
 			  yaml_node_t *val, void *dst);
 
-/* One key of a mapping: its handler writes at `off` into the object. */
+/* The canonical lines of one key of one object being written (podmap/canon.c). */
+struct cfg_lines;
+/*
+ * Writes the key's lines from `obj`, the struct pc_config, pc_uplink or
+ * pc_pod that holds it in the loaded map, each with cfg_put_line(). False
+ * for a value the loader cannot have produced.
+ */
+typedef bool (*put_fn)(struct cfg_lines *o, const void *obj);
+
+/*
+ * The items of a sequence of mappings in the loaded map: `count_at` an
+ * unsigned and `items_at` a pointer to them in the struct pc_config, each
+ * item `item_size` bytes. Its table's first key names an item (the
+ * canonical form sorts the items by it).
+ */
+struct cfg_items {
+	size_t count_at, items_at, item_size;
+};
+
+/*
+ * One key of a mapping: its handler writes at `off` into the object. The
+ * rest are its columns after reading: what the digest and a reload make of
+ * it, and where the loaded map keeps it.
+ */
 struct field {
 	const char *key;
 	handler_fn fn;
@@ -82,6 +107,32 @@ struct field {
 	bool required;
 	const struct field *fields;	/* a mapping's keys */
 	const void *data;		/* for the handler: bounds, a sequence's items */
+	/* `fields` are those of each item of a sequence */
+	bool per_item;
+	/* a sequence of mappings whose items the loaded map keeps apart */
+	const struct cfg_items *items;
+	enum pc_key_digest digest;
+	enum pc_key_reload reload;
+	/*
+	 * Where the loaded map keeps the value: `at_size` bytes at `at` of
+	 * the struct pc_config (the top level and the appliance's mappings)
+	 * or of the item (struct pc_uplink, pc_pod); a string when at_text.
+	 * What a reload compares (of a mapping: whether it is there) and the
+	 * canonical lines are written from. at_size 0: kept nowhere as one.
+	 */
+	size_t at, at_size;
+	bool at_text;
+	/*
+	 * Its lines in the canonical form, "line value" as put writes the
+	 * value; of PC_DIGEST_UNLESS_DEFAULT, none whose value is dflt. A key
+	 * in the digest without a line of its own is there through others'
+	 * (the defaults, through each pod's limits).
+	 */
+	const char *line;
+	put_fn put;
+	const char *dflt;
+	/* a reload's refusal, when not "PATH changed" */
+	const char *changed;
 };
 
 struct pc_mark cfg_mark_of(const yaml_node_t *n);
@@ -144,6 +195,8 @@ extern const struct field cfg_attestation_fields[];
 int cfg_handle_attestation(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 
 /* appliance.tls, appliance.access, listen_plaintext (podmap/tls.c) */
+extern const struct field cfg_tls_fields[];
+extern const struct field cfg_access_fields[];
 int cfg_handle_tls(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 int cfg_handle_access(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 /* "true" or "false" into a bool */
@@ -162,7 +215,32 @@ int cfg_handle_text(struct ctx *c, const struct field *f, yaml_node_t *v, void *
 /* The top level; the object it fills is the struct ctx. */
 extern const struct field cfg_top_fields[];
 /* appliance.witnesses (podmap/witness.c): writes a struct pc_witnesses. */
+extern const struct field cfg_witness_fields[];
 int cfg_handle_witnesses(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+
+/* The schema (podmap/schema.c) */
+
+/* The row of the key at `path` ("appliance.role", "pods[].cap"), or NULL. */
+const struct field *cfg_field_at(const char *path);
+
+/* The canonical form (podmap/canon.c) */
+
+/* One line of the key being written: "line value\n", unless value is its dflt. */
+void cfg_put_line(struct cfg_lines *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The value at the key's `at` in obj, and the put_fn of each kind of value. */
+const void *cfg_put_value(const struct cfg_lines *o, const void *obj);
+bool cfg_put_text(struct cfg_lines *o, const void *obj);
+bool cfg_put_u64(struct cfg_lines *o, const void *obj);
+bool cfg_put_u32(struct cfg_lines *o, const void *obj);
+bool cfg_put_unsigned(struct cfg_lines *o, const void *obj);
+bool cfg_put_port(struct cfg_lines *o, const void *obj);
+bool cfg_put_role(struct cfg_lines *o, const void *obj);
+bool cfg_put_mode(struct cfg_lines *o, const void *obj);
+bool cfg_put_promise(struct cfg_lines *o, const void *obj);
+/* appliance.auditor_keys, a pod's uplink and prefixes: of the whole config or pod */
+bool cfg_put_auditor_keys(struct cfg_lines *o, const void *obj);
+bool cfg_put_pod_uplink(struct cfg_lines *o, const void *obj);
+bool cfg_put_prefixes(struct cfg_lines *o, const void *obj);
 
 /* The checks that need the whole map (podmap/check.c) */
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The keys of a pod map: one handler per kind of value, and for each
- * mapping the table of its keys ({key, handler, where the value goes}).
- * A handler reads one value, checks it on its own and stores it; what
- * depends on other keys is podmap/check.c's.
+ * mapping the table of its keys. A key's row is everything decided about
+ * it: its handler and where the value goes, whether and how it is in the
+ * digest (podmap/canon.c writes the canonical form from the rows), and
+ * whether a reload may change it (podmap/schema.c). A handler reads one
+ * value, checks it on its own and stores it; what depends on other keys is
+ * podmap/check.c's.
  */
 
 #include <arpa/inet.h>
@@ -459,79 +462,153 @@ handle_prefixes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 
 /* Mappings */
 
-/* A key whose handler writes `member` of `type`, bounded by its size. */
-#define FIELD(key, fn, type, member, required) \
-	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required, NULL, NULL }
-/* A rate, size or duration, within the bounds of `q`. */
-#define QUANTITY(key, type, member, q, required) \
-	{ key, handle_quantity, offsetof(type, member), sizeof(((type *)0)->member), required, \
-	  NULL, q }
-/* A key whose value is a mapping, read into `member` with its own table. */
-#define MAPPING(key, fn, type, member, fields, required) \
-	{ key, fn, offsetof(type, member), sizeof(((type *)0)->member), required, fields, NULL }
-/* A key whose value is a sequence of mappings, each with a state of its own. */
-#define SEQUENCE(key, items, required) \
-	{ key, handle_sequence, 0, 0, required, NULL, items }
-#define END_OF_FIELDS { NULL, NULL, 0, 0, false, NULL, NULL }
+/*
+ * Each row is a key's: its handler and where it writes (`INTO`), then its
+ * columns: DIGEST (in the canonical form always, when not its default, or
+ * never) with its LINE there, RELOAD (fixed for a run, applied, or read at
+ * start), and where the loaded map KEEPs it, which a reload compares and
+ * its line is written from.
+ */
 
+/* The handler writes `member` of `type`, bounded by its size. */
+#define INTO(type, member) .off = offsetof(type, member), .size = sizeof(((type *)0)->member)
+/* The loaded map keeps the value at `member` of `type`: bytes, or a string. */
+#define KEEP(type, member)      .at = offsetof(type, member), .at_size = sizeof(((type *)0)->member)
+#define KEEP_TEXT(type, member) KEEP(type, member), .at_text = true
+#define DIGEST(d)               .digest = PC_DIGEST_##d
+#define RELOAD(r)               .reload = PC_RELOAD_##r
+/* Its lines in the canonical form: "name value", put writing the value. */
+#define LINE(name, fn) .line = name, .put = fn
+#define REQUIRED       .required = true
+
+/* the auditor keys are compared as one span, their number and the keys */
+_Static_assert(offsetof(struct pc_config, auditor_keys) ==
+		   offsetof(struct pc_config, nauditor_keys) + sizeof(unsigned),
+	       "no padding between nauditor_keys and auditor_keys");
+
+/*
+ * In the order a reload compares them (the first that differs is the one a
+ * refusal names): the keys of the canonical form, then the endpoint's.
+ */
 static const struct field appliance_fields[] = {
-	FIELD("id", handle_id, struct pc_config, appliance_id, true),
-	FIELD("origin", handle_origin, struct pc_config, origin, false),
-	FIELD("signing_key", cfg_handle_text, struct pc_config, signing_key, false),
-	FIELD("ledger", cfg_handle_text, struct pc_config, ledger, false),
-	FIELD("listen", handle_listen, struct pc_config, listen, false),
-	FIELD("listen_plaintext", cfg_handle_bool, struct pc_config, listen_plaintext, false),
-	FIELD("tls", cfg_handle_tls, struct pc_config, tls, false),
-	FIELD("access", cfg_handle_access, struct pc_config, access, false),
-	/* the handler fills auditor_keys[] and nauditor_keys of the ctx's config */
-	{ "auditor_keys", cfg_handle_auditor_keys, 0, 0, false, NULL, NULL },
-	FIELD("witnesses", cfg_handle_witnesses, struct pc_config, witnesses, false),
+	{ "id", handle_id, INTO(struct pc_config, appliance_id), REQUIRED, DIGEST(ALWAYS),
+	  LINE("appliance", cfg_put_text), RELOAD(FIXED),
+	  KEEP_TEXT(struct pc_config, appliance_id) },
+	/* only when set: maps with the podcap/<id> origin keep their digests */
+	{ "origin", handle_origin, INTO(struct pc_config, origin), DIGEST(UNLESS_DEFAULT),
+	  LINE("origin", cfg_put_text), .dflt = "", RELOAD(FIXED),
+	  KEEP_TEXT(struct pc_config, origin) },
+	/* only a tap says so: every shaper's pod map keeps the digest it had */
+	{ "role", handle_role, INTO(struct pc_config, role), DIGEST(UNLESS_DEFAULT),
+	  LINE("role", cfg_put_role), .dflt = "shaper", RELOAD(FIXED),
+	  KEEP(struct pc_config, role) },
+	/*
+	 * The handler fills auditor_keys[] and nauditor_keys of the ctx's
+	 * config; only when set, so older digests stand. Who may declare maps
+	 * is fixed for a run: a reload cannot drop the auditor.
+	 */
+	{ "auditor_keys", cfg_handle_auditor_keys, DIGEST(UNLESS_DEFAULT),
+	  LINE("auditor_key", cfg_put_auditor_keys), .dflt = "", RELOAD(FIXED),
+	  .at = offsetof(struct pc_config, nauditor_keys),
+	  .at_size = sizeof(unsigned) + sizeof(((struct pc_config *)0)->auditor_keys) },
+	/* the endpoint's socket and whether it speaks TLS are made once */
+	{ "listen", handle_listen, INTO(struct pc_config, listen), DIGEST(NEVER), RELOAD(FIXED),
+	  KEEP_TEXT(struct pc_config, listen) },
+	{ "listen_plaintext", cfg_handle_bool, INTO(struct pc_config, listen_plaintext),
+	  DIGEST(NEVER), RELOAD(FIXED), KEEP(struct pc_config, listen_plaintext) },
+	/* fixed is whether it is there; its files are read again at each reload */
+	{ "tls", cfg_handle_tls, INTO(struct pc_config, tls), .fields = cfg_tls_fields,
+	  DIGEST(NEVER), RELOAD(FIXED), KEEP(struct pc_config, tls.enabled) },
+	{ "access", cfg_handle_access, INTO(struct pc_config, access), .fields = cfg_access_fields,
+	  .per_item = true, DIGEST(NEVER), RELOAD(APPLIED) },
+	{ "signing_key", cfg_handle_text, INTO(struct pc_config, signing_key), DIGEST(NEVER),
+	  RELOAD(AT_START) },
+	{ "ledger", cfg_handle_text, INTO(struct pc_config, ledger), DIGEST(NEVER),
+	  RELOAD(AT_START) },
+	/* a reload keeps submitting to the witnesses podcapd started with */
+	{ "witnesses", cfg_handle_witnesses, INTO(struct pc_config, witnesses),
+	  .fields = cfg_witness_fields, .per_item = true, DIGEST(NEVER), RELOAD(AT_START) },
 	/* podmap/attest.c: fills the defaults, then reads the keys */
-	{ "attestation", cfg_handle_attestation, offsetof(struct pc_config, attestation),
-	  sizeof(struct pc_attestation), false, cfg_attestation_fields, NULL },
-	FIELD("role", handle_role, struct pc_config, role, false),
-	END_OF_FIELDS,
+	{ "attestation", cfg_handle_attestation, INTO(struct pc_config, attestation),
+	  .fields = cfg_attestation_fields, DIGEST(NEVER), RELOAD(AT_START) },
+	{ NULL },
 };
 
-/* In defaults, where the object is the limits_spec itself. */
+/*
+ * In defaults, where the object is the limits_spec itself. In the digest
+ * through each pod's resolved limits, which have the lines.
+ */
 static const struct field limits_fields[] = {
-	QUANTITY("cap", struct limits_spec, cap_bps, &cap, false),
+	{ "cap", handle_quantity, INTO(struct limits_spec, cap_bps), .data = &cap, DIGEST(ALWAYS),
+	  RELOAD(APPLIED) },
 	/* the handler sets burst and burst_is_time: it gets the whole struct */
-	{ "burst", handle_burst, 0, sizeof(struct limits_spec), false },
-	FIELD("mode", handle_mode, struct limits_spec, mode, false),
-	QUANTITY("queue_delay", struct limits_spec, queue_delay_ns, &queue_delay, false),
-	FIELD("promise", handle_promise, struct limits_spec, promise, false),
-	END_OF_FIELDS,
+	{ "burst", handle_burst, .size = sizeof(struct limits_spec), DIGEST(ALWAYS),
+	  RELOAD(APPLIED) },
+	{ "mode", handle_mode, INTO(struct limits_spec, mode), DIGEST(ALWAYS), RELOAD(APPLIED) },
+	{ "queue_delay", handle_quantity, INTO(struct limits_spec, queue_delay_ns),
+	  .data = &queue_delay, DIGEST(ALWAYS), RELOAD(APPLIED) },
+	{ "promise", handle_promise, INTO(struct limits_spec, promise), DIGEST(UNLESS_DEFAULT),
+	  RELOAD(APPLIED) },
+	{ NULL },
 };
 
+/* The EAL's: how podcapd runs, read once before the EAL starts. */
 static const struct field dpdk_fields[] = {
-	FIELD("lcores", handle_lcores, struct pc_dpdk, lcores, false),
-	QUANTITY("memory", struct pc_dpdk, memory_bytes, &memory, false),
-	FIELD("file_prefix", handle_id, struct pc_dpdk, file_prefix, false),
+	{ "lcores", handle_lcores, INTO(struct pc_dpdk, lcores), DIGEST(NEVER), RELOAD(AT_START) },
+	{ "memory", handle_quantity, INTO(struct pc_dpdk, memory_bytes), .data = &memory,
+	  DIGEST(NEVER), RELOAD(AT_START) },
+	{ "file_prefix", handle_id, INTO(struct pc_dpdk, file_prefix), DIGEST(NEVER),
+	  RELOAD(AT_START) },
 	/* the handler fills args[] and nargs: it gets the whole struct */
-	{ "args", handle_args, 0, sizeof(struct pc_dpdk), false },
-	END_OF_FIELDS,
+	{ "args", handle_args, .size = sizeof(struct pc_dpdk), DIGEST(NEVER), RELOAD(AT_START) },
+	{ NULL },
 };
 
+/* The EAL and the ports were made from them: fixed for a run. */
+#define UPLINK_CHANGED "the uplinks or their ports changed"
 static const struct field uplink_fields[] = {
-	FIELD("name", handle_id, struct uplink_state, up.name, true),
-	FIELD("pod_port", handle_devargs, struct uplink_state, up.pod_port, true),
-	FIELD("fabric_port", handle_devargs, struct uplink_state, up.fabric_port, true),
-	FIELD("workers", handle_workers, struct uplink_state, up.workers, false),
-	END_OF_FIELDS,
+	{ "name", handle_id, INTO(struct uplink_state, up.name), REQUIRED, DIGEST(ALWAYS),
+	  LINE("uplink", cfg_put_text), RELOAD(FIXED), KEEP_TEXT(struct pc_uplink, name),
+	  .changed = UPLINK_CHANGED },
+	{ "pod_port", handle_devargs, INTO(struct uplink_state, up.pod_port), REQUIRED,
+	  DIGEST(ALWAYS), LINE("pod_port", cfg_put_port), RELOAD(FIXED),
+	  KEEP_TEXT(struct pc_uplink, pod_port), .changed = UPLINK_CHANGED },
+	{ "fabric_port", handle_devargs, INTO(struct uplink_state, up.fabric_port), REQUIRED,
+	  DIGEST(ALWAYS), LINE("fabric_port", cfg_put_port), RELOAD(FIXED),
+	  KEEP_TEXT(struct pc_uplink, fabric_port), .changed = UPLINK_CHANGED },
+	/* only when set: the maps of one worker per uplink keep their digests */
+	{ "workers", handle_workers, INTO(struct uplink_state, up.workers), DIGEST(UNLESS_DEFAULT),
+	  LINE("workers", cfg_put_unsigned), .dflt = "1", RELOAD(FIXED),
+	  KEEP(struct pc_uplink, workers), .changed = UPLINK_CHANGED },
+	{ NULL },
 };
 
+/* A pod's limits are its own or the defaults', resolved: the loaded pod's. */
 static const struct field pod_fields[] = {
-	FIELD("id", handle_id, struct pod_state, pod.id, true),
-	FIELD("gpus", handle_gpus, struct pod_state, pod.gpus, false),
-	FIELD("uplink", handle_id, struct pod_state, uplink, true),
-	FIELD("prefixes", handle_prefixes, struct pod_state, pod, false),
-	QUANTITY("cap", struct pod_state, lim.cap_bps, &cap, false),
-	FIELD("burst", handle_burst, struct pod_state, lim, false),
-	FIELD("mode", handle_mode, struct pod_state, lim.mode, false),
-	QUANTITY("queue_delay", struct pod_state, lim.queue_delay_ns, &queue_delay, false),
-	FIELD("promise", handle_promise, struct pod_state, lim.promise, false),
-	END_OF_FIELDS,
+	{ "id", handle_id, INTO(struct pod_state, pod.id), REQUIRED, DIGEST(ALWAYS),
+	  LINE("pod", cfg_put_text), RELOAD(APPLIED), KEEP_TEXT(struct pc_pod, id) },
+	{ "gpus", handle_gpus, INTO(struct pod_state, pod.gpus), DIGEST(ALWAYS),
+	  LINE("gpus", cfg_put_unsigned), RELOAD(APPLIED), KEEP(struct pc_pod, gpus) },
+	{ "uplink", handle_id, INTO(struct pod_state, uplink), REQUIRED, DIGEST(ALWAYS),
+	  LINE("uplink", cfg_put_pod_uplink), RELOAD(APPLIED), KEEP(struct pc_pod, uplink) },
+	{ "cap", handle_quantity, INTO(struct pod_state, lim.cap_bps), .data = &cap, DIGEST(ALWAYS),
+	  LINE("cap_bps", cfg_put_u64), RELOAD(APPLIED), KEEP(struct pc_pod, limits.cap_bps) },
+	{ "burst", handle_burst, INTO(struct pod_state, lim), DIGEST(ALWAYS),
+	  LINE("burst_bytes", cfg_put_u64), RELOAD(APPLIED),
+	  KEEP(struct pc_pod, limits.burst_bytes) },
+	{ "mode", handle_mode, INTO(struct pod_state, lim.mode), DIGEST(ALWAYS),
+	  LINE("mode", cfg_put_mode), RELOAD(APPLIED), KEEP(struct pc_pod, limits.mode) },
+	{ "queue_delay", handle_quantity, INTO(struct pod_state, lim.queue_delay_ns),
+	  .data = &queue_delay, DIGEST(ALWAYS), LINE("queue_delay_ns", cfg_put_u64),
+	  RELOAD(APPLIED), KEEP(struct pc_pod, limits.queue_delay_ns) },
+	/* only when not the default, so that maps without the key keep their digests */
+	{ "promise", handle_promise, INTO(struct pod_state, lim.promise), DIGEST(UNLESS_DEFAULT),
+	  LINE("promise", cfg_put_promise), .dflt = "envelope", RELOAD(APPLIED),
+	  KEEP(struct pc_pod, limits.promise) },
+	/* last: the canonical form writes a pod's prefixes after its limits */
+	{ "prefixes", handle_prefixes, INTO(struct pod_state, pod), DIGEST(ALWAYS),
+	  LINE("prefix", cfg_put_prefixes), RELOAD(APPLIED) },
+	{ NULL },
 };
 
 /* A mapping read with its own table; `where` in messages is "in KEY". */
@@ -555,14 +632,13 @@ handle_defaults(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 }
 
 /*
- * The uplinks and the pods: a sequence of mappings, each read with
- * `fields` into a state of its own in the context.
+ * The uplinks and the pods: a sequence of mappings, each read with the
+ * row's `fields` into a state of its own in the context.
  */
 struct sequence {
 	unsigned max;
-	size_t size;			/* of a state */
-	const struct field *fields;
-	size_t node, mark;		/* where a state keeps its node and mark */
+	size_t size;       /* of a state */
+	size_t node, mark; /* where a state keeps its node and its mark */
 	/* gives the context its n states, zeroed, before they are filled */
 	void (*keep)(struct ctx *c, void *states, unsigned n);
 };
@@ -590,7 +666,7 @@ sequence_of(struct ctx *c, const struct field *f, yaml_node_t *v, unsigned max,
 /* The states of a sequence's items, as read_state() fills them. */
 struct seq_states {
 	const struct sequence *seq;
-	const char *key;
+	const struct field *f;
 	char *v;
 };
 
@@ -600,18 +676,18 @@ read_state(struct ctx *c, unsigned i, yaml_node_t *item, void *obj)
 	const struct seq_states *st = obj;
 	char where[32], *state = st->v + i * st->seq->size;
 
-	if (cfg_expect_item(c, st->key, i, item, YAML_MAPPING_NODE) < 0)
+	if (cfg_expect_item(c, st->f->key, i, item, YAML_MAPPING_NODE) < 0)
 		return -1;
 	*(yaml_node_t **)(state + st->seq->node) = item;
 	*(struct pc_mark *)(state + st->seq->mark) = cfg_mark_of(item);
-	snprintf(where, sizeof(where), "in %s[%u]", st->key, i);
-	return cfg_parse_mapping(c, item, where, st->seq->fields, state);
+	snprintf(where, sizeof(where), "in %s[%u]", st->f->key, i);
+	return cfg_parse_mapping(c, item, where, st->f->fields, state);
 }
 
 static int
 handle_sequence(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 {
-	struct seq_states st = { f->data, f->key, NULL };
+	struct seq_states st = { f->data, f, NULL };
 	void *states = NULL;
 	int n;
 
@@ -639,25 +715,51 @@ keep_pods(struct ctx *c, void *states, unsigned n)
 }
 
 static const struct sequence uplinks = {
-	PC_MAX_UPLINKS, sizeof(struct uplink_state), uplink_fields,
-	offsetof(struct uplink_state, node), offsetof(struct uplink_state, up.mark),
+	PC_MAX_UPLINKS,
+	sizeof(struct uplink_state),
+	offsetof(struct uplink_state, node),
+	offsetof(struct uplink_state, up.mark),
 	keep_uplinks,
 };
 
 static const struct sequence pods = {
-	PC_MAX_PODS, sizeof(struct pod_state), pod_fields,
-	offsetof(struct pod_state, node), offsetof(struct pod_state, pod.mark),
+	PC_MAX_PODS,
+	sizeof(struct pod_state),
+	offsetof(struct pod_state, node),
+	offsetof(struct pod_state, pod.mark),
 	keep_pods,
 };
 
+static const struct cfg_items uplink_items = {
+	offsetof(struct pc_config, nuplinks),
+	offsetof(struct pc_config, uplinks),
+	sizeof(struct pc_uplink),
+};
+
+static const struct cfg_items pod_items = {
+	offsetof(struct pc_config, npods),
+	offsetof(struct pc_config, pods),
+	sizeof(struct pc_pod),
+};
+
 const struct field cfg_top_fields[] = {
-	MAPPING("appliance", handle_mapping, struct ctx, cfg, appliance_fields, true),
-	QUANTITY("window", struct ctx, cfg.window_ns, &window, false),
-	QUANTITY("max_frame", struct ctx, cfg.max_frame, &max_frame, false),
-	MAPPING("defaults", handle_defaults, struct ctx, defaults, limits_fields, false),
-	MAPPING("dpdk", handle_mapping, struct ctx, cfg.dpdk, dpdk_fields, false),
+	{ "appliance", handle_mapping, INTO(struct ctx, cfg), REQUIRED, .fields = appliance_fields,
+	  DIGEST(ALWAYS), RELOAD(FIXED) },
+	{ "window", handle_quantity, INTO(struct ctx, cfg.window_ns), .data = &window,
+	  DIGEST(ALWAYS), LINE("window_ns", cfg_put_u64), RELOAD(FIXED),
+	  KEEP(struct pc_config, window_ns) },
+	{ "max_frame", handle_quantity, INTO(struct ctx, cfg.max_frame), .data = &max_frame,
+	  DIGEST(ALWAYS), LINE("max_frame", cfg_put_u32), RELOAD(FIXED),
+	  KEEP(struct pc_config, max_frame) },
+	{ "defaults", handle_defaults, INTO(struct ctx, defaults), .fields = limits_fields,
+	  DIGEST(ALWAYS), RELOAD(APPLIED) },
+	{ "dpdk", handle_mapping, INTO(struct ctx, cfg.dpdk), .fields = dpdk_fields, DIGEST(NEVER),
+	  RELOAD(AT_START) },
 	/* these fill the context's uplink and pod states */
-	SEQUENCE("uplinks", &uplinks, true),
-	SEQUENCE("pods", &pods, true),
-	END_OF_FIELDS,
+	{ "uplinks", handle_sequence, REQUIRED, .fields = uplink_fields, .data = &uplinks,
+	  .per_item = true, .items = &uplink_items, DIGEST(ALWAYS), RELOAD(FIXED),
+	  KEEP(struct pc_config, nuplinks), .changed = "the set of uplinks changed" },
+	{ "pods", handle_sequence, REQUIRED, .fields = pod_fields, .data = &pods, .per_item = true,
+	  .items = &pod_items, DIGEST(ALWAYS), RELOAD(APPLIED) },
+	{ NULL },
 };

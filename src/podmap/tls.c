@@ -26,16 +26,18 @@
 
 #define KEY_PREFIX "sha256:"
 
-#define TLS_FIELD(key, member, required)                                           \
-	{                                                                          \
-		key, cfg_handle_text, offsetof(struct pc_tls_cfg, member),         \
-		    sizeof(((struct pc_tls_cfg *)0)->member), required, NULL, NULL \
-	}
+/* The files are read again at each reload (src/http/tls.c): a certificate is renewed so. */
+#define TLS_FIELD(name, member)                                                         \
+	.key = name, .fn = cfg_handle_text, .off = offsetof(struct pc_tls_cfg, member), \
+	.size = sizeof(((struct pc_tls_cfg *)0)->member), .digest = PC_DIGEST_NEVER,    \
+	.reload = PC_RELOAD_APPLIED
 
-static const struct field tls_fields[] = {
-	TLS_FIELD("certificate", certificate, true), TLS_FIELD("key", key, true),
-	TLS_FIELD("client_ca", client_ca, false),    TLS_FIELD("priorities", priorities, false),
-	{ NULL, NULL, 0, 0, false, NULL, NULL },
+const struct field cfg_tls_fields[] = {
+	{ TLS_FIELD("certificate", certificate), .required = true },
+	{ TLS_FIELD("key", key), .required = true },
+	{ TLS_FIELD("client_ca", client_ca) },
+	{ TLS_FIELD("priorities", priorities) },
+	{ NULL },
 };
 
 int
@@ -48,7 +50,7 @@ cfg_handle_tls(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	memset(t, 0, sizeof(*t));
 	t->enabled = true;
 	snprintf(t->priorities, sizeof(t->priorities), "%s", PC_TLS_DEFAULT_PRIORITIES);
-	if (cfg_parse_mapping(c, v, "in appliance.tls", tls_fields, t) < 0)
+	if (cfg_parse_mapping(c, v, "in appliance.tls", f->fields, t) < 0)
 		return -1;
 	/* where podcapd points when GnuTLS refuses one of the files (src/http/tls.c) */
 	t->mark = cfg_mark_of(v);
@@ -152,11 +154,13 @@ access_routes(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
-static const struct field access_fields[] = {
-	{ "client", access_client, 0, 0, true, NULL, NULL },
-	{ "routes", access_routes, offsetof(struct pc_access_rule, routes), sizeof(unsigned), true,
-	  NULL, NULL },
-	{ NULL, NULL, 0, 0, false, NULL, NULL },
+/* Who may read what is decided again at each reload, with the TLS files. */
+const struct field cfg_access_fields[] = {
+	{ "client", access_client, .required = true, .digest = PC_DIGEST_NEVER,
+	  .reload = PC_RELOAD_APPLIED },
+	{ "routes", access_routes, offsetof(struct pc_access_rule, routes), sizeof(unsigned),
+	  .required = true, .digest = PC_DIGEST_NEVER, .reload = PC_RELOAD_APPLIED },
+	{ NULL },
 };
 
 static bool
@@ -178,7 +182,7 @@ read_rule(struct ctx *c, struct pc_access *a, unsigned i, yaml_node_t *item)
 		return -1;
 	r->mark = cfg_mark_of(item);
 	snprintf(where, sizeof(where), "in access[%u]", i);
-	if (cfg_parse_mapping(c, item, where, access_fields, r) < 0)
+	if (cfg_parse_mapping(c, item, where, cfg_access_fields, r) < 0)
 		return -1;
 	/* two rules for one client: which one holds would be a matter of order */
 	for (unsigned j = 0; j < i; j++)

@@ -61,11 +61,14 @@ witness_ca(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst)
 	return 0;
 }
 
-static const struct field witness_fields[] = {
-	{ "url", witness_url, 0, 0, true, NULL, NULL },
-	{ "key", witness_key, 0, 0, true, NULL, NULL },
-	{ "ca", witness_ca, 0, 0, false, NULL, NULL },
-	{ NULL, NULL, 0, 0, false, NULL, NULL },
+/* The witnesses' threads start with podcapd (src/cmd/podcapd/witnesses.c). */
+const struct field cfg_witness_fields[] = {
+	{ "url", witness_url, .required = true, .digest = PC_DIGEST_NEVER,
+	  .reload = PC_RELOAD_AT_START },
+	{ "key", witness_key, .required = true, .digest = PC_DIGEST_NEVER,
+	  .reload = PC_RELOAD_AT_START },
+	{ "ca", witness_ca, .digest = PC_DIGEST_NEVER, .reload = PC_RELOAD_AT_START },
+	{ NULL },
 };
 
 /*
@@ -113,7 +116,7 @@ cfg_handle_witnesses(struct ctx *c, const struct field *f, yaml_node_t *v, void 
 		w = &ws->w[i];
 		w->mark = cfg_mark_of(item);
 		snprintf(where, sizeof(where), "in witnesses[%u]", i);
-		if (cfg_parse_mapping(c, item, where, witness_fields, w) < 0)
+		if (cfg_parse_mapping(c, item, where, f->fields, w) < 0)
 			return -1;
 		/* a CA for plain HTTP would read as protection that is not there */
 		if (w->ca[0] != '\0' && strncmp(w->url, "https://", 8) != 0)

@@ -23,6 +23,8 @@
 #include "fixture.h"
 #include "daemon/reload.h"
 
+#include "../config/key_edits.h"
+
 #define E0 28333333ull
 #define MS 1000000ull
 
@@ -239,8 +241,7 @@ incompatible(const char *yaml)
 
 	assert_int_equal(pc_config_load_buffer("a", map, strlen(map), &a, NULL), 0);
 	assert_int_equal(pc_config_load_buffer("b", yaml, strlen(yaml), &b, NULL), 0);
-	r = pc_reload_incompatible(&a, &b);
-	snprintf(why, sizeof(why), "%s", r != NULL ? r : "");
+	r = pc_reload_incompatible(&a, &b, why, sizeof(why));
 	pc_config_free(&a);
 	pc_config_free(&b);
 	return r != NULL ? why : NULL;
@@ -264,6 +265,62 @@ test_origin_is_fixed(void **state)
 	assert_null(incompatible(map_c));
 }
 
+/* Loads text, failing the test with the loader's error. */
+static void
+load_text(const char *text, struct pc_config *cfg)
+{
+	struct pc_error err;
+
+	if (pc_config_load_buffer("edit", text, strlen(text), cfg, &err) != 0)
+		fail_msg("%u:%u: %s\n%s", err.mark.line, err.mark.col, err.msg, text);
+}
+
+static unsigned nchecked;
+
+/*
+ * A reload that changes key k (its edit in tests/config/key_edits.h) is
+ * refused, naming it, exactly when k is fixed for a run; of an item of a
+ * sequence, the refusal names the sequence.
+ */
+static void
+check_reload(const struct pc_config_key *k, void *arg)
+{
+	static char text[8192];
+	const struct ke_edit *e = ke_edit_of(k->path);
+	struct pc_config a, b;
+	char why[128], name[sizeof(k->path)];
+	const char *r;
+
+	(void)arg;
+	if (e == NULL)
+		return; /* the appliance mapping: test_config.c holds every other key to an edit */
+	load_text(ke_bases[e->base], &a);
+	if (ke_apply(e, text, sizeof(text)) != 0)
+		fail_msg("the edit of %s does not apply", k->path);
+	load_text(text, &b);
+	r = pc_reload_incompatible(&a, &b, why, sizeof(why));
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(k->path, "["), k->path);
+	print_message("%-32s %s\n", k->path, r != NULL ? r : "accepted");
+	if (k->reload == PC_RELOAD_FIXED && (r == NULL || strstr(r, name) == NULL))
+		fail_msg("%s is fixed for a run, but a reload changing it gives '%s'", k->path,
+			 r != NULL ? r : "(accepted)");
+	if (k->reload != PC_RELOAD_FIXED && r != NULL)
+		fail_msg("%s may be reloaded, but a reload changing it is refused: %s", k->path, r);
+	pc_config_free(&a);
+	pc_config_free(&b);
+	nchecked++;
+}
+
+/* What a reload refuses is what the keys' rows say is fixed for a run. */
+static void
+test_each_key(void **state)
+{
+	(void)state;
+	nchecked = 0;
+	pc_config_each_key(check_reload, NULL);
+	assert_true(nchecked >= 50);
+}
+
 int
 main(void)
 {
@@ -276,6 +333,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_old_table_freed_after_every_ack, setup,
 						fx_teardown),
 		cmocka_unit_test(test_origin_is_fixed),
+		cmocka_unit_test(test_each_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

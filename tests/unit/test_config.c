@@ -25,6 +25,8 @@
 
 #include "testutil.h"
 
+#include "../config/key_edits.h"
+
 #define BAD_DIR		PC_SOURCE_ROOT "/tests/config/bad"
 #define GOOD_DIR	PC_SOURCE_ROOT "/tests/config/good"
 #define EXAMPLE		PC_SOURCE_ROOT "/config/example-72gpu.yaml"
@@ -883,6 +885,132 @@ test_endpoint(void **state)
 	pc_config_free(&b);
 }
 
+/* The keys of the pod map, as pc_config_each_key() gives them. */
+struct keys {
+	struct pc_config_key k[128];
+	unsigned n;
+};
+
+static void
+keep_key(const struct pc_config_key *k, void *arg)
+{
+	struct keys *ks = arg;
+
+	assert_true(ks->n < sizeof(ks->k) / sizeof(ks->k[0]));
+	ks->k[ks->n++] = *k;
+}
+
+static void
+all_keys(struct keys *ks)
+{
+	ks->n = 0;
+	pc_config_each_key(keep_key, ks);
+}
+
+/*
+ * Every row says both decisions, a line only for a key in the digest, and
+ * every edit of tests/config/key_edits.h names a key.
+ */
+static void
+test_key_decisions(void **state)
+{
+	static struct keys ks;
+
+	(void)state;
+	all_keys(&ks);
+	assert_true(ks.n >= 50);
+	for (unsigned i = 0; i < ks.n; i++) {
+		const struct pc_config_key *k = &ks.k[i];
+
+		print_message("%-32s digest %d reload %d\n", k->path, k->digest, k->reload);
+		assert_int_not_equal(k->digest, PC_DIGEST_UNSAID);
+		assert_int_not_equal(k->reload, PC_RELOAD_UNSAID);
+		assert_true(k->line == NULL || k->digest != PC_DIGEST_NEVER);
+	}
+	for (size_t e = 0; e < sizeof(ke_edits) / sizeof(ke_edits[0]); e++) {
+		unsigned i = 0;
+
+		while (i < ks.n && strcmp(ks.k[i].path, ke_edits[e].path) != 0)
+			i++;
+		if (i == ks.n)
+			fail_msg("an edit of %s, which is no key", ke_edits[e].path);
+	}
+}
+
+static void
+load_text(const char *text, struct pc_config *cfg)
+{
+	struct pc_error err;
+
+	if (pc_config_load_buffer("edit", text, strlen(text), cfg, &err) != 0)
+		fail_msg("%s:%u:%u: %s\n%s", err.file, err.mark.line, err.mark.col, err.msg, text);
+}
+
+/* The number of lines of the canonical form `text` that start with `key `. */
+static unsigned
+lines_of(const char *text, const char *key)
+{
+	unsigned n = 0;
+	size_t len = strlen(key);
+
+	for (const char *l = text; *l != '\0'; l = strchr(l, '\n') + 1)
+		n += strncmp(l, key, len) == 0 && l[len] == ' ';
+	return n;
+}
+
+/*
+ * What the digest makes of each key is its row's: changing a key never in
+ * it keeps the digest, changing any other changes it; a key always in it has
+ * its line in a map that sets every key, one in it only when not its
+ * default has none in the minimal map.
+ */
+static void
+test_key_digests(void **state)
+{
+	static struct keys ks;
+	static char text[8192];
+	struct pc_config base, edited, minimal;
+	uint8_t d0[PC_DIGEST_LEN], d1[PC_DIGEST_LEN];
+	char *canon0, *canon_min;
+
+	(void)state;
+	all_keys(&ks);
+	load_ok(GOOD_DIR "/minimal.yaml", &minimal);
+	canon_min = canonical(&minimal);
+	for (unsigned i = 0; i < ks.n; i++) {
+		const struct pc_config_key *k = &ks.k[i];
+		const struct ke_edit *e = ke_edit_of(k->path);
+
+		if (e == NULL) {
+			/* only a mapping the map must have cannot change as a whole */
+			if (!k->required || !k->mapping)
+				fail_msg("no edit of %s in tests/config/key_edits.h", k->path);
+			continue;
+		}
+		load_text(ke_bases[e->base], &base);
+		canon0 = canonical(&base);
+		pc_config_digest(&base, d0);
+		if (ke_apply(e, text, sizeof(text)) != 0)
+			fail_msg("the edit of %s does not apply", k->path);
+		load_text(text, &edited);
+		pc_config_digest(&edited, d1);
+		if ((memcmp(d0, d1, PC_DIGEST_LEN) == 0) != (k->digest == PC_DIGEST_NEVER))
+			fail_msg("%s: changing it %s the digest", k->path,
+				 k->digest == PC_DIGEST_NEVER ? "changes" : "keeps");
+		if (k->line != NULL && k->digest == PC_DIGEST_ALWAYS &&
+		    lines_of(canon0, k->line) == 0)
+			fail_msg("%s: no line '%s' in the canonical form", k->path, k->line);
+		if (k->line != NULL && k->digest == PC_DIGEST_UNLESS_DEFAULT &&
+		    lines_of(canon_min, k->line) != 0)
+			fail_msg("%s: a line '%s' for its default", k->path, k->line);
+		free(canon0);
+		pc_config_free(&base);
+		pc_config_free(&edited);
+	}
+	free(canon_min);
+	pc_config_free(&minimal);
+}
+
 int
 main(void)
 {
@@ -906,6 +1034,8 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_promise),
 		cmocka_unit_test(test_uplink_workers),
+		cmocka_unit_test(test_key_decisions),
+		cmocka_unit_test(test_key_digests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
