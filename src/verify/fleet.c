@@ -14,8 +14,9 @@
 #include <yaml.h>
 
 #include "base/fileio.h"
-#include "fleet.h"
+#include "base/hex.h"
 #include "base/id.h"
+#include "fleet.h"
 
 #include "podmap/config_impl.h"
 
@@ -193,6 +194,65 @@ path_once(struct fctx *c, const char *key, const yaml_node_t *v, char **out)
 	return *out != NULL ? fail(c, v, "%s given twice", key) : path_of(c, key, v, out);
 }
 
+/* One pin: "sha256:" and the SHA-256 of a SubjectPublicKeyInfo, as --pin takes it. */
+static int
+pin_of(struct fctx *c, const yaml_node_t *v, char **out)
+{
+	uint8_t h[32];
+	const char *s;
+
+	if (scalar(c, "pin", v, &s) < 0)
+		return -1;
+	if (strncmp(s, "sha256:", 7) != 0 || !pc_unhex(s + 7, strlen(s + 7), h, sizeof(h)))
+		return fail(c, v,
+			    "pin '%.80s' is not sha256: and 64 hex digits (the SHA-256 of the "
+			    "server's SubjectPublicKeyInfo)",
+			    s);
+	if ((*out = strdup(s)) == NULL)
+		return fail(c, v, "out of memory");
+	return 0;
+}
+
+/* pin: one, or a list of at most PC_FLEET_MAX_PINS, any of which the server's key may be. */
+static int
+pins_of(struct fctx *c, const yaml_node_t *v, struct pc_fleet_appliance *a)
+{
+	if (v->type == YAML_SCALAR_NODE) {
+		a->npins = 1;
+		return pin_of(c, v, &a->pins[0]);
+	}
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(c, v, "pin must be a list of sha256:HEX");
+	if (v->data.sequence.items.top == v->data.sequence.items.start)
+		return fail(c, v, "pin is empty");
+	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+	     i++) {
+		const yaml_node_t *item = yaml_document_get_node(c->doc, *i);
+
+		if (a->npins == PC_FLEET_MAX_PINS)
+			return fail(c, item, "more than %d in pin", PC_FLEET_MAX_PINS);
+		if (pin_of(c, item, &a->pins[a->npins]) < 0)
+			return -1;
+		a->npins++;
+	}
+	return 0;
+}
+
+/* The keys of the appliance's TLS; 1 when k is none of them. */
+static int
+tls_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fleet_appliance *a)
+{
+	if (strcmp(k, "ca") == 0)
+		return path_once(c, "ca", v, &a->ca);
+	if (strcmp(k, "cert") == 0)
+		return path_once(c, "cert", v, &a->cert);
+	if (strcmp(k, "cert_key") == 0)
+		return path_once(c, "cert_key", v, &a->cert_key);
+	if (strcmp(k, "pin") == 0)
+		return a->npins > 0 ? fail(c, v, "pin given twice") : pins_of(c, v, a);
+	return 1;
+}
+
 static int
 appliance_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fleet_appliance *a)
 {
@@ -234,7 +294,7 @@ appliance_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fle
 						       &a->nauditor_keys, PC_FLEET_MAX_KEYS);
 	if (strcmp(k, "taps") == 0)
 		return a->ntaps > 0 ? fail(c, v, "taps given twice") : taps_of(c, v, a);
-	return 1;
+	return tls_key(c, k, v, a);
 }
 
 static int
@@ -259,7 +319,7 @@ appliance(struct fctx *c, const yaml_node_t *n, struct pc_fleet_appliance *a)
 			    c, k,
 			    "unknown key '%.64s' in an appliance (name, url, ledger, key, "
 			    "pod_maps, state, witnesses, attest, declarations, auditor_keys, "
-			    "assignment, taps)",
+			    "assignment, taps, ca, pin, cert, cert_key)",
 			    ks);
 	}
 	if (a->name[0] == '\0')
@@ -271,6 +331,10 @@ appliance(struct fctx *c, const yaml_node_t *n, struct pc_fleet_appliance *a)
 	if (a->nauditor_keys > 0 && a->declarations == NULL)
 		return fail(c, n, "appliance %s has auditor_keys but no declarations to check",
 			    a->name);
+	if ((a->cert == NULL) != (a->cert_key == NULL))
+		return fail(c, n, "appliance %s has %s but no %s: the two come together", a->name,
+			    a->cert != NULL ? "cert" : "cert_key",
+			    a->cert != NULL ? "cert_key" : "cert");
 	return 0;
 }
 
@@ -412,6 +476,11 @@ pc_fleet_free(struct pc_fleet *fl)
 		free(a->attest);
 		free(a->declarations);
 		free(a->assignment);
+		free(a->ca);
+		free(a->cert);
+		free(a->cert_key);
+		for (size_t k = 0; k < a->npins; k++)
+			free(a->pins[k]);
 		for (size_t k = 0; k < a->npod_maps; k++)
 			free(a->pod_maps[k]);
 		for (size_t k = 0; k < a->nwitnesses; k++)

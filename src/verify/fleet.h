@@ -17,9 +17,15 @@
  *	    assignment: draw/2026-q4     (optional: --assignment)
  *	    taps:                        (optional: the verifier's taps, each --tap and --tap-key)
  *	      - {url: http://10.9.0.7:9180, key: keys/tap7.pub}   (or ledger: DIR)
+ *	    ca: tls/site.crt             (optional, https: --ca, for it and its taps)
+ *	    pin: [sha256:HEX]            (optional, https: each --pin, at most 4; may be a string)
+ *	    cert: tls/verifier.crt       (optional, https: --cert, with cert_key: --cert-key)
+ *	    cert_key: tls/verifier.key
  *
  * Relative paths are taken from the fleet file's directory. Errors are
- * positioned, as for a pod map: file:line:col: message.
+ * positioned, as for a pod map: file:line:col: message. An entry's TLS
+ * fields replace the fleet-wide --ca, --pin (all of them) and --cert with
+ * --cert-key for that appliance.
  */
 #ifndef PODCAP_FLEET_H
 #define PODCAP_FLEET_H
@@ -34,6 +40,7 @@
 #define PC_FLEET_MAX_JOBS       64
 #define PC_FLEET_DEFAULT_JOBS   4
 #define PC_FLEET_MAX_KEYS       16 /* witnesses, auditor keys and taps, each */
+#define PC_FLEET_MAX_PINS       4  /* pin: as many as --pin takes */
 
 /* A tap the verifier owns: its log (exactly one of url and ledger) and its key. */
 struct pc_fleet_tap {
@@ -59,6 +66,12 @@ struct pc_fleet_appliance {
 	char *assignment; /* the auditor's draw, or NULL */
 	struct pc_fleet_tap taps[PC_FLEET_MAX_KEYS];
 	size_t ntaps;
+	/* TLS to its endpoint and its taps' (--ca, --pin, --cert, --cert-key): NULL, 0 for none */
+	char *ca;
+	char *pins[PC_FLEET_MAX_PINS]; /* "sha256:" and 64 hex digits each */
+	size_t npins;
+	char *cert; /* with cert_key, or neither */
+	char *cert_key;
 	unsigned line; /* where it is declared, for messages */
 };
 

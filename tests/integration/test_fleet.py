@@ -13,17 +13,26 @@ are taken from the fleet file's directory, as its other paths. A refused
 tap (not a tap's log, or not one its key signed) makes the report's last
 line and its JSON say so, as the exit status does. A bad fleet-wide value
 is the fleet's usage error: exit 2, said once, no appliance verified.
+
+With podcapd (the fifth argument), two appliances of two sites serve their
+endpoints over TLS as tests/integration/test_tls.py does, each with its
+own CA, server key and client rule: each entry's ca, pin, cert and
+cert_key reach that appliance's verification alone (another site's pin
+refuses one appliance, not the other), and replace the fleet-wide --ca,
+--pin and --cert with --cert-key, which serve the entries naming none.
 """
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from daemon import Checks  # noqa: E402
 
 VERIFY, KEYGEN, LEDGER_GEN, WITNESS = sys.argv[1:5]
+PODCAPD = sys.argv[5] if len(sys.argv) > 5 else None
 NOW = "2024-01-02T00:00:00Z"
 
 MAP = """\
@@ -83,6 +92,138 @@ def failures(app):
     out = [f.get("check", "") + ": " + f.get("message", "") for f in rep.get("failures", [])]
     out += ["witness: " + m for m in (rep.get("witnesses") or {}).get("failures", [])]
     return out + [ln for ln in app.get("stderr", "").splitlines() if "warning" not in ln]
+
+
+TLS_MAP = """\
+  tls:
+    certificate: {d}/server.crt
+    key: {d}/server.key
+    client_ca: {d}/ca.crt
+  access:
+    - client: "CN=verifier-{site},O=Podcap Test Site"
+      routes: [log]
+window: 1s
+dpdk:
+  lcores: 0-1
+  memory: 512MiB
+  file_prefix: fleet-{site}-{pid}
+uplinks:
+  - name: up0
+    pod_port: net_pcap0,rx_pcap={d}/pod.pcap,infinite_rx=1,tx_pcap=/dev/null
+    fabric_port: net_pcap1,rx_pcap={d}/empty.pcap,tx_pcap=/dev/null
+pods:
+  - id: pod-a
+    uplink: up0
+    prefixes: [10.0.0.0/26]
+    cap: 50Mbps
+    mode: police
+"""
+
+
+def tls_site(d, site):
+    """podcapd of appliance fleet-SITE, its endpoint over TLS with a CA of its own, as
+    test_tls.py starts it: (podcapd, its https URL), the URL None when it did not start."""
+    from daemon import Podcapd
+    from frames import ETH_IPV4, eth, ipv4_packet, write_pcap
+    from tlsca import CA
+    sd = f"{d}/site-{site}"
+    os.makedirs(sd)
+    ca = CA(f"{sd}/ca", cn=f"Podcap Test CA {site}")
+    ca.issue(f"{sd}/server", "podcapd.test", server=True)
+    ca.issue(f"{sd}/verifier", f"verifier-{site}")
+    write_pcap(f"{sd}/empty.pcap", [])
+    write_pcap(f"{sd}/pod.pcap", [eth(ETH_IPV4, ipv4_packet("10.0.0.1", "10.0.0.200", 1000))] * 8)
+    pd = Podcapd(PODCAPD, KEYGEN, sd, f"fleet-{site}")
+    pd.write_config(pd.appliance_yaml() + TLS_MAP.format(d=sd, site=site, pid=os.getpid()))
+    if not pd.start():
+        print(pd.log())
+        return pd, None
+    return pd, f"https://127.0.0.1:{pd.port()}"
+
+
+def tls_fleet(d, name, entries):
+    """A fleet file of appliances served over TLS: (name, url, extra lines) each."""
+    lines = ["appliances:"]
+    for app, url, extra in entries:
+        lines += [f"  - name: {app}", f"    url: {url}",
+                  f"    key: site-{app[-1]}/appliance.key.pub"]
+        lines += ["    " + x for x in extra]
+    path = f"{d}/{name}.yaml"
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def tls_entry(d, site, pin_site=None):
+    """The fleet file's TLS lines of fleet-SITE: its CA, its client certificate and a pin, of
+    pin_site's server key (another site's, to refuse it)."""
+    from tlsca import spki_sha256
+    return [f"ca: site-{site}/ca.crt",
+            f"pin: {spki_sha256(f'{d}/site-{pin_site or site}/server.crt')}",
+            f"cert: site-{site}/verifier.crt", f"cert_key: site-{site}/verifier.key"]
+
+
+def run_fleet_live(path, *opts):
+    """run_fleet without --now: the appliances' logs are being written now."""
+    r = subprocess.run([VERIFY, "--fleet", path, "--json", *opts],
+                       capture_output=True, text=True, timeout=120)
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        doc = {}
+    return r, {a["name"]: a for a in doc.get("appliances", [])}
+
+
+def stderr_of(apps):
+    return "; ".join(f"{n}: {a.get('status')}: {a.get('stderr', '').strip()[-160:]}"
+                     for n, a in apps.items())
+
+
+def check_tls_fleets(check, d, url_a, url_b):
+    both = tls_fleet(d, "tls", [("fleet-a", url_a, tls_entry(d, "a")),
+                                ("fleet-b", url_b, tls_entry(d, "b"))])
+    r, apps = run_fleet_live(both)
+    check(r.returncode == 0 and len(apps) == 2
+          and all(a.get("status") == "verified" for a in apps.values()),
+          f"each appliance's own CA, pin and client certificate: both verify (exit "
+          f"{r.returncode}: {stderr_of(apps)})")
+    pinned = tls_fleet(d, "tls-pin", [("fleet-a", url_a, tls_entry(d, "a")),
+                                      ("fleet-b", url_b, tls_entry(d, "b", pin_site="a"))])
+    r, apps = run_fleet_live(pinned)
+    b = apps.get("fleet-b", {})
+    check(r.returncode == 1 and apps.get("fleet-a", {}).get("status") == "verified"
+          and b.get("status") == "error" and "--pin" in b.get("stderr", ""),
+          f"another site's pin refuses that appliance alone (exit {r.returncode}: "
+          f"{stderr_of(apps)})")
+    wide = tls_fleet(d, "tls-wide", [("fleet-a", url_a, []), ("fleet-b", url_b, tls_entry(d, "b"))])
+    r, apps = run_fleet_live(wide)
+    a = apps.get("fleet-a", {})
+    check(r.returncode == 1 and a.get("status") == "error" and "--ca" in a.get("stderr", "")
+          and apps.get("fleet-b", {}).get("status") == "verified",
+          f"an entry without TLS and no fleet-wide --ca: its server is refused, the other "
+          f"verifies (exit {r.returncode}: {stderr_of(apps)})")
+    r, apps = run_fleet_live(wide, "--ca", f"{d}/site-a/ca.crt", "--cert",
+                             f"{d}/site-a/verifier.crt", "--cert-key", f"{d}/site-a/verifier.key")
+    check(r.returncode == 0 and len(apps) == 2
+          and all(a.get("status") == "verified" for a in apps.values()),
+          f"the fleet-wide --ca, --cert and --cert-key serve the entry naming none, and the "
+          f"other's own replace them (exit {r.returncode}: {stderr_of(apps)})")
+    r, apps = run_fleet_live(both, "--cert", f"{d}/site-a/verifier.crt")
+    check(r.returncode == 2 and "--cert and --cert-key come together" in r.stderr and not apps,
+          f"a fleet-wide --cert without --cert-key: exit 2 ({r.returncode}: {r.stderr.strip()})")
+
+
+def check_tls(check, d):
+    """Two sites' appliances over TLS in one fleet run, each with its entry's TLS."""
+    sites = []
+    try:
+        sites = [tls_site(d, s) for s in ("a", "b")]
+        if check(all(url for _, url in sites), "podcapd serves each site's endpoint over TLS"):
+            time.sleep(2.5)  # a few windows, and a checkpoint over them, in each ledger
+            check_tls_fleets(check, d, sites[0][1], sites[1][1])
+    finally:
+        for pd, _ in sites:
+            pd.stop()
 
 
 def main():
@@ -205,6 +346,8 @@ def main():
               [f.get("check") for f in (apps.get("app-1", {}).get("report") or {}).get(
                   "failures", [])],
               "app-1's fleet report has the failures podcap-verify --witness gives alone")
+        if PODCAPD:
+            check_tls(check, d)
     return check.finish()
 
 

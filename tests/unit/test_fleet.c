@@ -130,6 +130,51 @@ test_load_trust(void **state)
 	pc_fleet_free(&fl);
 }
 
+/* Each appliance's TLS to its endpoint: its CA, pins and client certificate, paths as others. */
+static void
+test_load_tls(void **state)
+{
+	static const char pin1[] =
+	    "sha256:177b6301ac53f465a2515ea5860d0a9005ac754a26cc49d8a48659f3ed791ea7";
+	static const char pin2[] =
+	    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+	struct pc_fleet fl;
+	struct pc_error err;
+	char text[1024], want[PC_PATH_LEN + 64];
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		 "appliances:\n"
+		 "  - name: rack7\n    url: https://10.1.2.3:9180\n    key: k\n"
+		 "    ca: tls/site-a.crt\n    pin: [%s, %s]\n"
+		 "    cert: tls/verifier.crt\n    cert_key: /etc/podcap/verifier.key\n"
+		 "  - name: rack8\n    url: https://10.1.2.4:9180\n    key: k\n    pin: %s\n"
+		 "  - {name: rack9, url: http://10.1.2.5:9180, key: k}\n",
+		 pin1, pin2, pin2);
+	write_fleet(text);
+	if (pc_fleet_load(file, &fl, &err) != 0)
+		fail_msg("%u:%u: %s", err.mark.line, err.mark.col, err.msg);
+	const struct pc_fleet_appliance *a = &fl.a[0];
+	snprintf(want, sizeof(want), "%s/tls/site-a.crt", dir);
+	assert_string_equal(a->ca, want);
+	assert_int_equal(a->npins, 2);
+	assert_string_equal(a->pins[0], pin1);
+	assert_string_equal(a->pins[1], pin2);
+	snprintf(want, sizeof(want), "%s/tls/verifier.crt", dir);
+	assert_string_equal(a->cert, want);
+	assert_string_equal(a->cert_key, "/etc/podcap/verifier.key");
+	assert_null(fl.a[1].ca);
+	assert_null(fl.a[1].cert);
+	assert_int_equal(fl.a[1].npins, 1);
+	assert_string_equal(fl.a[1].pins[0], pin2);
+	assert_null(fl.a[2].ca);
+	assert_null(fl.a[2].cert_key);
+	assert_int_equal(fl.a[2].npins, 0);
+	pc_fleet_free(&fl);
+}
+
+#define PIN64 "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+
 struct bad {
 	const char *text;
 	unsigned line, col;
@@ -172,6 +217,24 @@ static const struct bad bad[] = {
 	{ "appliances:\n  - {name: a, ledger: l, key: k,\n     witnesses: [w1.vkey, w2.vkey, "
 	  "w1.vkey]}\n",
 	  3, 36, "w1.vkey given twice: one witness counted twice" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, cert: c}\n", 2, 5,
+	  "appliance a has cert but no cert_key: the two come together" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, cert_key: c}\n", 2, 5,
+	  "appliance a has cert_key but no cert: the two come together" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, pin: sha256:00}\n", 2, 44,
+	  "pin 'sha256:00' is not sha256: and 64 hex digits" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, pin: [" PIN64 ", 0]}\n", 2, 118,
+	  "pin '0' is not sha256: and 64 hex digits" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k,\n     pin: [" PIN64 ", " PIN64
+	  ", " PIN64 ", " PIN64 ", " PIN64 "]}\n",
+	  3, 304, "more than 4 in pin" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, pin: {a: b}}\n", 2, 44,
+	  "pin must be a list of sha256:HEX" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, ca: c, ca: d}\n", 2, 50,
+	  "ca given twice" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, pin: " PIN64 ", pin: " PIN64 "}\n", 2,
+	  0, "pin given twice" },
+	{ "appliances:\n  - {name: a, url: https://x, key: k, pin: []}\n", 2, 44, "pin is empty" },
 };
 
 static void
@@ -201,6 +264,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_load_trust),
+		cmocka_unit_test(test_load_tls),
 		cmocka_unit_test(test_refused),
 	};
 

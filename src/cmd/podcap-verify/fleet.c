@@ -79,7 +79,11 @@ takes_arg(const char *opt)
 					    "--max-witness-delay",
 					    "--max-map-age",
 					    "--tap-clock-offset",
-					    "--tap-line-rate" };
+					    "--tap-line-rate",
+					    "--ca",
+					    "--pin",
+					    "--cert",
+					    "--cert-key" };
 
 	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++)
 		if (strcmp(opt, with[i]) == 0)
@@ -123,6 +127,7 @@ parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
 	}
 	if (o->file == NULL)
 		fleet_die(2, "--fleet needs a file");
+	vf_tls_check(&o->common.tls);
 }
 
 /*
@@ -168,6 +173,25 @@ trust(struct vf_options *o, const struct pc_fleet_appliance *a)
 	}
 }
 
+/*
+ * The appliance's TLS to its endpoint and its taps': what its entry names
+ * replaces the fleet-wide --ca, every --pin, and --cert with --cert-key.
+ */
+static void
+tls(struct vf_options *o, const struct pc_fleet_appliance *a)
+{
+	if (a->ca != NULL)
+		o->tls.ca = a->ca;
+	if (a->npins > 0)
+		o->tls.npins = 0;
+	for (size_t i = 0; i < a->npins; i++)
+		vf_tls_add_pin(&o->tls, a->pins[i]);
+	if (a->cert != NULL) {
+		o->tls.cert = a->cert;
+		o->tls.key = a->cert_key;
+	}
+}
+
 /* The appliance's own options over the fleet-wide ones, checked as the command line's. */
 static void
 appliance_options(struct vf_options *o, const struct run *r, const struct fleet_opts *fo)
@@ -182,6 +206,7 @@ appliance_options(struct vf_options *o, const struct run *r, const struct fleet_
 	o->state = a->state;
 	scope(o, a);
 	trust(o, a);
+	tls(o, a);
 	o->html = fo->html != NULL ? r->html : NULL;
 	vf_options_check(o);
 }
