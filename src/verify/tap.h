@@ -15,8 +15,8 @@
  * The records fed are those of logs that the caller verifies on their own
  * (each with its own key): this only compares them. No DPDK, no I/O.
  */
-#ifndef PODCAP_RECONCILE_H
-#define PODCAP_RECONCILE_H
+#ifndef PODCAP_VERIFY_TAP_H
+#define PODCAP_VERIFY_TAP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -94,4 +94,4 @@ void pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f);
 /* The HTML page's section of the same figures (docs/report.md). */
 void pc_reconcile_print_html(const struct pc_reconcile *rc, FILE *f);
 
-#endif /* PODCAP_RECONCILE_H */
+#endif /* PODCAP_VERIFY_TAP_H */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What the reconciliation's files share (verify/tap.c, verify/tap_pair.c):
- * each log kept as its windows and, per window, each pod's counts and
- * limits. Nothing outside them includes it.
+ * What the reconciliation's files share (verify/tap.c, tap_pair.c,
+ * tap_compare.c, tap_envelope.c, tap_report.c): each log kept as its
+ * windows and, per window, each pod's counts and limits. Nothing outside
+ * them includes it.
  */
-#ifndef PODCAP_RECONCILE_IMPL_H
-#define PODCAP_RECONCILE_IMPL_H
+#ifndef PODCAP_VERIFY_TAP_IMPL_H
+#define PODCAP_VERIFY_TAP_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -105,4 +106,12 @@ adjacent(const struct win *a, const struct win *b)
 	return a->start_ns + a->count * a->len_ns == b->start_ns && a->len_ns == b->len_ns;
 }
 
-#endif /* PODCAP_RECONCILE_IMPL_H */
+/* What the tap on `side` sees of direction d: the shaper's passed, or what was offered to it. */
+bool pcv_tap_sees_passed(uint8_t side, enum pc_dir d);
+/* A new finding, counted; where to say it, or NULL past the KEPT listed. */
+struct finding *pcv_tap_finding(struct pc_reconcile *rc, bool failure);
+/* The tap's own envelope of pod and direction d (verify/tap_envelope.c), into t. */
+void pcv_tap_envelope(struct pc_reconcile *rc, int tap, uint32_t pod, enum pc_dir d,
+		      struct tally *t);
+
+#endif /* PODCAP_VERIFY_TAP_IMPL_H */

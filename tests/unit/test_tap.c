@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Reconciliation (src/verify/tap.c) against a brute force: frames at
+ * Reconciliation (src/verify/tap*.c) against a brute force: frames at
  * random times pass a token bucket held exactly to cap and burst (an
  * honest shaper), the shaper counts each in the window of its own clock, a
  * fabric-side tap in the window of its clock, offset from the shaper's by
