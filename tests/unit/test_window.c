@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The window promise in podcap-verify (docs/bucket.md, "The two
- * promises"; docs/log-format.md, check 14): logs built byte for byte and
+ * promises"; docs/verify.md, check 14): logs built byte for byte and
  * signed with the appliance's key. A pod held to the window promise that
  * passed more than cap x window in a window, or in a merged record more
  * than its windows' budgets, is refused naming the record, pod, direction

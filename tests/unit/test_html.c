@@ -125,7 +125,7 @@ test_page_of_a_verified_log(void **state)
 	assert_null(strstr(html, "url("));
 	assert_null(strstr(html, "@import"));
 	assert_non_null(strstr(html, "Content-Security-Policy\" content=\"default-src 'none'"));
-	/* the optional checks' sections only with their options (verify/sections.c) */
+	/* the optional checks' sections only with their options (their report hooks) */
 	assert_null(strstr(html, "<section id=\"witnesses\""));
 	assert_null(strstr(html, "<section id=\"attestation\""));
 	assert_null(strstr(html, "<section id=\"declarations\""));
