@@ -5,12 +5,15 @@
   check.py options PROGRAM PAGE MANDOC GROFF
       PROGRAM --help: every option it prints is in PAGE's OPTIONS section,
       and every option that section names is in --help; PAGE lints clean.
-  check.py podmap PAGE MANDOC GROFF CONFIG_MD FULL_YAML EXAMPLE_YAML [PODCAPD]
-      every key of docs/config.md's key tables and of FULL_YAML (a pod map
-      that sets every key) is a bold term of PAGE, every key PAGE defines is
-      in those tables, and every line key of the canonical form is in PAGE;
-      with PODCAPD, podcapd accepts FULL_YAML and prints EXAMPLE_YAML's
-      canonical form, whose keys are checked as well.
+  check.py podmap PAGE MANDOC GROFF PODMAP_KEYS FULL_YAML EXAMPLE_YAML [PODCAPD]
+      PODMAP_KEYS prints every key of the pod map with what its row says of
+      the digest and a reload: each has one entry in PAGE's KEYS, under the
+      subsection its path names, that says both ("Digest: always. Reload:
+      fixed."); PAGE defines no other key; every key FULL_YAML (a pod map
+      that sets every key) sets is one; every line key of the canonical form
+      (each key's, as its row says) is in PAGE. With PODCAPD, podcapd
+      accepts FULL_YAML and prints EXAMPLE_YAML's canonical form, whose keys
+      are checked as well.
   check.py completion PROGRAM BASH COMPLETION
       the completion of PROGRAM offers exactly the long options of --help,
       and file names after an option that takes a file.
@@ -105,22 +108,48 @@ def check_options(program, page, mandoc, groff):
     print("%s: %d options in --help and in %s" % (name, len(in_help), os.path.basename(page)))
 
 
-def config_md_keys(path):
-    """Every key in the key tables (and key headings) of docs/config.md."""
-    keys, inside = set(), False
-    for line in open(path, encoding="utf-8"):
-        if line.startswith("## "):
-            inside = line.strip() == "## Keys"
-            continue
-        if not inside:
-            continue
-        if line.startswith("### "):
-            keys |= set(re.findall(r"`([a-z_]+)`", line))
-        elif line.startswith("| `"):
-            keys |= set(re.findall(r"`([a-z_]+)`", line.split("|")[1]))
-    if len(keys) < 20:
-        fail("only %d keys found in the key tables of %s" % (len(keys), path))
+def schema_keys(program):
+    """{path: (digest, reload, required, mapping, line)} as the pod map's rows say."""
+    p = run([program])
+    if p.returncode != 0:
+        fail("%s exited with %d" % (program, p.returncode))
+    keys = {}
+    for line in p.stdout.splitlines():
+        path, digest, reload, required, mapping, canon = line.split()
+        keys[path] = (digest, reload.replace("-", " "), required == "yes", mapping == "yes",
+                      None if canon == "-" else canon)
+    if len(keys) < 50:
+        fail("only %d keys from %s" % (len(keys), program))
     return keys
+
+
+DIGEST = re.compile(r"Digest: (always|when [^.]+|never)\.")
+RELOAD = re.compile(r"Reload: (fixed|applied|at start)\.")
+
+
+def page_entries(lines):
+    """{path: text} of the KEYS section's entries: each subsection's heading
+    names the paths its keys are under ("appliance.tls (mapping)", "defaults,
+    pods[] (the limits)"; "Top level", none)."""
+    entries, prefixes, term, indent = {}, [""], None, lambda s: len(s) - len(s.lstrip(" "))
+    for cur, nxt in zip(lines, lines[1:] + [""]):
+        if cur.strip() and indent(cur) == 3:
+            m = re.match(r"\s*([a-z_.\[\]]+(?:, [a-z_.\[\]]+)*)", cur)
+            prefixes = [p + "." for p in m.group(1).split(", ")] if m else [""]
+            term = None
+        elif cur.strip() and indent(cur) == 7 and indent(nxt) > 7:
+            m = re.match(r"([a-z_]+)\b", cur.strip())
+            term = []
+            for p in prefixes if m else []:
+                path = p + m.group(1)
+                if path in entries:
+                    fail("two entries for key '%s'" % path)
+                entries[path] = term
+        elif term is not None and indent(cur) > 7:
+            term.append(cur.strip())
+        elif cur.strip():
+            term = None
+    return {k: " ".join(v) for k, v in entries.items()}
 
 
 def yaml_keys(path):
@@ -132,28 +161,34 @@ def yaml_keys(path):
     return keys
 
 
-def check_podmap(page, mandoc, groff, config_md, full_yaml, example_yaml, podcapd=None):
+def check_podmap(page, mandoc, groff, podmap_keys, full_yaml, example_yaml, podcapd=None):
     roff = open(page, encoding="utf-8").read()
     text = render(mandoc, page)
-    documented = config_md_keys(config_md)
-    in_full = yaml_keys(full_yaml)
-    for k in sorted(in_full - documented):
-        fail("%s sets '%s', which the key tables of docs/config.md lack" % (full_yaml, k))
-    for k in sorted(documented | in_full):
-        if "\\fB%s\\fR" % k not in roff:
-            fail("key '%s' is not in bold in %s" % (k, page))
-    defined = set()
-    for t in terms(section(text, "KEYS")):
-        m = re.match(r"([a-z_]+(?:, [a-z_]+)*)\b", t)
-        if m:
-            defined |= set(m.group(1).split(", "))
-    for k in sorted(defined - documented):
-        fail("%s defines key '%s', which docs/config.md does not" % (page, k))
-    for k in sorted(documented - defined):
-        fail("%s has no entry for key '%s'" % (page, k))
+    schema = schema_keys(podmap_keys)
+    entries = page_entries(section(text, "KEYS"))
+    names = {path.split(".")[-1].replace("[]", "") for path in schema}
+    for k in sorted(yaml_keys(full_yaml) - names):
+        fail("%s sets '%s', which is no key of the pod map" % (full_yaml, k))
+    for path, (digest, reload, required, mapping, _) in sorted(schema.items()):
+        key = path.split(".")[-1]
+        if "\\fB%s\\fR" % key not in roff:
+            fail("key '%s' is not in bold in %s" % (key, page))
+        if path not in entries:
+            fail("%s has no entry for key '%s'" % (page, path))
+            continue
+        if required and mapping:
+            continue  # always there: nothing of it as a whole to change
+        d, r = DIGEST.findall(entries[path]), RELOAD.findall(entries[path])
+        if len(d) != 1 or d[0].split(" ")[0] != digest:
+            fail("%s: the entry of '%s' says Digest: %s, its row %s" % (page, path, d, digest))
+        if len(r) != 1 or r[0] != reload:
+            fail("%s: the entry of '%s' says Reload: %s, its row %s" % (page, path, r, reload))
+    for path in sorted(set(entries) - set(schema)):
+        fail("%s defines key '%s', which the pod map does not have" % (page, path))
     canonical = {"podcap-podmap-v1", "appliance", "window_ns", "max_frame", "uplink",
                  "pod_port", "fabric_port", "pod", "gpus", "cap_bps", "burst_bytes",
                  "mode", "queue_delay_ns", "prefix"}
+    canonical |= {k[4] for k in schema.values() if k[4] is not None}
     if podcapd:
         # the maps name a key and a ledger of another machine: the map alone
         p = run([podcapd, "--check-config", full_yaml, "--map-only"])
@@ -169,7 +204,7 @@ def check_podmap(page, mandoc, groff, config_md, full_yaml, example_yaml, podcap
         if not re.search(r"^\s*%s( |$)" % re.escape(k), block, re.M):
             fail("canonical line key '%s' is not in %s" % (k, page))
     lint(page, mandoc, groff)
-    print("%s: %d keys, %d canonical line keys" % (os.path.basename(page), len(documented),
+    print("%s: %d keys, %d canonical line keys" % (os.path.basename(page), len(schema),
                                                   len(canonical)))
 
 
