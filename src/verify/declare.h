@@ -6,7 +6,7 @@
  * RELOAD must be followed by a DECLARE naming one of those declarations,
  * signed by one of the keys, for this appliance and the pod map put in
  * force, and every window must start within that declaration's validity
- * (docs/log-format.md, "Verifying", check 6a).
+ * (docs/verify.md, check 6a).
  */
 #ifndef PODCAP_VERIFY_AUDIT_H
 #define PODCAP_VERIFY_AUDIT_H

@@ -8,7 +8,7 @@
  * sequence of windows, restarts, gaps and reloads, checks each pod's bytes
  * against its cap envelope, and, given the previous trusted checkpoint,
  * detects rollbacks and forks. What a verifier checks is specified in
- * docs/log-format.md, "Verifying".
+ * docs/verify.md, check by check; each check is a row of verify/check.h.
  *
  *	v = pc_verify_new_maps(&key, maps, nmaps);       (or pc_verify_new, one map or none)
  *	pc_verify_set_policy(v, &policy);                (optional: now, skew, limits, builds)
