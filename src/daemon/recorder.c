@@ -523,9 +523,9 @@ submit_declared(const struct pc_record *r, const struct pc_table *t)
 	if (buf == NULL)
 		return;
 	base_record(&d, PC_REC_DECLARE, r->window_start_ns, r->window_len_ns, 0, t->digest);
-	memcpy(d.decl_hash, t->decl.hash, PC_DIGEST_LEN);
-	d.not_before_ns = t->decl.d.not_before_ns;
-	d.not_after_ns = t->decl.d.not_after_ns;
+	memcpy(d.declare.hash, t->decl.hash, PC_DIGEST_LEN);
+	d.declare.not_before_ns = t->decl.d.not_before_ns;
+	d.declare.not_after_ns = t->decl.d.not_after_ns;
 	dbuf = encode(&d, &dlen);
 	if (dbuf == NULL) {
 		free(buf);
@@ -586,7 +586,7 @@ submit_observe(const struct pc_window *w)
 	struct pc_record r;
 
 	base_record(&r, PC_REC_OBSERVE, w->start_ns, w->len_ns, w->count, w->table->digest);
-	r.side = (uint8_t)cfg->role;
+	r.observe.side = (uint8_t)cfg->role;
 	for (unsigned u = 0; u < cfg->nuplinks; u++) {
 		struct pc_record_seen *s = &rec_seen[u];
 		snprintf(s->name, sizeof(s->name), "%s", cfg->uplinks[u].name);
@@ -596,8 +596,8 @@ submit_observe(const struct pc_window *w)
 			s->errors[d] = w->seen[u][d].errors;
 		}
 	}
-	r.nseen = cfg->nuplinks;
-	r.seen = rec_seen;
+	r.observe.nseen = cfg->nuplinks;
+	r.observe.seen = rec_seen;
 	submit(&r, false);
 }
 
@@ -652,8 +652,8 @@ pc_recorder_clock(const struct pc_table *t, uint64_t epoch, uint64_t window_ns, 
 	flush_lost(true);
 	base_record(&r, PC_REC_CLOCK, epoch * window_ns, window_ns, 0, t->digest);
 	/* windows are paced by the monotonic clock: the next one starts where the last ended */
-	r.elapsed_ns = 0;
-	r.step_ns = step_ns;
+	r.clock.elapsed_ns = 0;
+	r.clock.step_ns = step_ns;
 	submit(&r, true);
 }
 

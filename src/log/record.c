@@ -49,7 +49,7 @@ window_check(const struct pc_record *r, const struct rec_type *t, struct pc_erro
 		return pc_error_set(err, "window start is not a multiple of the window length");
 	if (r->window_count > (UINT64_MAX - r->window_start_ns) / r->window_len_ns)
 		return pc_error_set(err, "windows run past the end of time");
-	/* WINDOW: more than 1 only when the control thread fell behind and closed several at once */
+	/* WINDOW: more than 1 only when the control thread fell behind and closed several */
 	if (t->count == REC_COUNT_SOME && r->window_count == 0)
 		return pc_error_set(err, "%s record of zero windows", t->name);
 	if (t->count == REC_COUNT_ZERO && r->window_count != 0)
@@ -93,16 +93,6 @@ blocks_check(const struct pc_record *r, const struct rec_type *t, struct pc_erro
 	return 0;
 }
 
-/* No other type's own fields: set for another type, they would be dropped in silence. */
-static int
-stray_check(const struct pc_record *r, const struct rec_type *t, struct pc_error *err)
-{
-	for (size_t i = 0; i < rec_ntails; i++)
-		if (rec_tails[i] != t->tail && rec_tails[i]->present(r))
-			return pc_error_set(err, "%s", rec_tails[i]->stray);
-	return 0;
-}
-
 /* The fields every type has, as type t has them. */
 static int
 common_check(const struct pc_record *r, const struct rec_type *t, struct pc_error *err)
@@ -126,7 +116,7 @@ record_check(const struct pc_record *r, struct pc_error *err)
 
 	if (t == NULL)
 		return pc_error_set(err, "unknown record type");
-	if (stray_check(r, t, err) < 0 || common_check(r, t, err) < 0)
+	if (common_check(r, t, err) < 0)
 		return -1;
 	return t->tail != NULL ? t->tail->check(r, err) : 0;
 }

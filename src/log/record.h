@@ -85,6 +85,26 @@ struct pc_record_link {
 	struct pc_link_ctr dir[PC_DIR_COUNT];
 };
 
+/* CLOCK's own fields. */
+struct pc_record_clock {
+	uint64_t elapsed_ns; /* real time from the cursor to window_start */
+	int64_t step_ns;     /* how far the wall clock moved against real time */
+};
+
+/* DECLARE's own fields: the auditor's declaration the START or RELOAD before runs under. */
+struct pc_record_declare {
+	uint8_t hash[PC_DIGEST_LEN]; /* BLAKE2b-256 of the declaration file (declaration.h) */
+	uint64_t not_before_ns;      /* its validity, whole seconds */
+	uint64_t not_after_ns;
+};
+
+/* OBSERVE's own fields: a tap's side and its ports' losses. */
+struct pc_record_observe {
+	uint8_t side; /* enum pc_role: 1 pod-tap, 2 fabric-tap */
+	uint32_t nseen;
+	struct pc_record_seen *seen; /* one per uplink; malloc'd when decoded */
+};
+
 struct pc_record {
 	uint8_t type;                      /* enum pc_record_type */
 	char appliance_id[PC_ID_LEN];
@@ -99,19 +119,17 @@ struct pc_record {
 	struct pc_record_pod *pods;        /* WINDOW, START, RELOAD: npods entries */
 	uint32_t nlinks;
 	struct pc_record_link *links;      /* WINDOW: unmapped/malformed per uplink */
-	/* CLOCK only (encoded after the links, absent from other types): */
-	uint64_t elapsed_ns;               /* real time from the cursor to window_start */
-	int64_t step_ns;                   /* how far the wall clock moved against real time */
-	/* DECLARE only (encoded after the links, absent from other types): */
-	uint8_t decl_hash[PC_DIGEST_LEN]; /* BLAKE2b-256 of the declaration file (declaration.h) */
-	uint64_t not_before_ns;           /* its validity, whole seconds */
-	uint64_t not_after_ns;
-	/* ATTEST only (encoded after the links): malloc'd when decoded */
-	struct pc_record_attest *attest;
-	/* OBSERVE only (encoded after the links' count, absent from other types): */
-	uint8_t side; /* enum pc_role: 1 pod-tap, 2 fabric-tap */
-	uint32_t nseen;
-	struct pc_record_seen *seen; /* one per uplink */
+	/*
+	 * The type's own fields, encoded after the links: the member named
+	 * for the type, and none for START, WINDOW, GAP, RELOAD and STOP. The
+	 * type alone says which holds; the others are not read.
+	 */
+	union {
+		struct pc_record_clock clock;     /* CLOCK */
+		struct pc_record_declare declare; /* DECLARE */
+		struct pc_record_attest *attest;  /* ATTEST: malloc'd when decoded */
+		struct pc_record_observe observe; /* OBSERVE */
+	};
 };
 
 /* The mode byte of a pod held to these limits. */

@@ -194,12 +194,12 @@ attest_get(struct rec_rd *rd, struct pc_record *r)
 		rd->off += attest_get_raw(rd->p + rd->off, rd->len - rd->off, &r->attest, &rd->why);
 }
 
-/* An ATTEST without its fields is refused with the message of fields out of place. */
+/* The fields are a pointer: an ATTEST must point at them. */
 static int
 attest_check(const struct pc_record *r, struct pc_error *err)
 {
 	if (r->attest == NULL)
-		return pc_error_set(err, "attestation fields in a record other than attest");
+		return pc_error_set(err, "attest record without its attestation fields");
 	return pc_record_attest_check(r->attest, err);
 }
 
@@ -210,18 +210,10 @@ attest_free(struct pc_record *r)
 	r->attest = NULL;
 }
 
-static bool
-attest_present(const struct pc_record *r)
-{
-	return r->attest != NULL;
-}
-
 const struct rec_tail rec_attest_tail = {
 	.size = attest_size,
 	.put = attest_put,
 	.get = attest_get,
 	.check = attest_check,
 	.free = attest_free,
-	.present = attest_present,
-	.stray = "attestation fields in a record other than attest",
 };

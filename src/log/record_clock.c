@@ -16,30 +16,24 @@ clock_size(const struct pc_record *r)
 static void
 clock_put(struct rec_wr *w, const struct pc_record *r)
 {
-	rec_put_u64(w, r->elapsed_ns);
-	rec_put_u64(w, (uint64_t)r->step_ns);
+	rec_put_u64(w, r->clock.elapsed_ns);
+	rec_put_u64(w, (uint64_t)r->clock.step_ns);
 }
 
 static void
 clock_get(struct rec_rd *rd, struct pc_record *r)
 {
-	r->elapsed_ns = rec_get_u64(rd);
-	r->step_ns = (int64_t)rec_get_u64(rd);
+	r->clock.elapsed_ns = rec_get_u64(rd);
+	r->clock.step_ns = (int64_t)rec_get_u64(rd);
 }
 
 /* -2^63 has no opposite: a step the verifier could not negate is refused. */
 static int
 clock_check(const struct pc_record *r, struct pc_error *err)
 {
-	if (r->step_ns == INT64_MIN)
+	if (r->clock.step_ns == INT64_MIN)
 		return pc_error_set(err, "clock step out of range");
 	return 0;
-}
-
-static bool
-clock_present(const struct pc_record *r)
-{
-	return r->elapsed_ns != 0 || r->step_ns != 0;
 }
 
 const struct rec_tail rec_clock_tail = {
@@ -47,6 +41,4 @@ const struct rec_tail rec_clock_tail = {
 	.put = clock_put,
 	.get = clock_get,
 	.check = clock_check,
-	.present = clock_present,
-	.stray = "clock fields in a record other than clock",
 };

@@ -131,9 +131,7 @@ void *rec_get_array(struct rec_rd *r, uint32_t *n, uint32_t max, const char *too
  * A type's own fields, encoded after the links (docs/log-format.md):
  * their size, writing and reading (errors in rd->why), the checks they
  * satisfy beyond their layout, and what a decoded record holds of them.
- * `present` says whether a record of another type sets any of them, and
- * `stray` is the error then: a field set for another type is refused,
- * never dropped in silence.
+ * They are the type's member of struct pc_record's union.
  */
 struct rec_tail {
 	size_t (*size)(const struct pc_record *r);
@@ -141,8 +139,6 @@ struct rec_tail {
 	void (*get)(struct rec_rd *rd, struct pc_record *r);
 	int (*check)(const struct pc_record *r, struct pc_error *err);
 	void (*free)(struct pc_record *r);
-	bool (*present)(const struct pc_record *r);
-	const char *stray;
 };
 
 /* What a record's window_count may be. */
@@ -166,9 +162,6 @@ struct rec_type {
 const struct rec_type *rec_type_of(uint8_t type);
 /* What version 1 says of every type, also of those added after this version (record.h). */
 extern const struct rec_type rec_type_unknown;
-/* Every type's tail, for the checks that no other type's fields are set. */
-extern const struct rec_tail *const rec_tails[];
-extern const size_t rec_ntails;
 
 /* The tails, one file each. */
 extern const struct rec_tail rec_clock_tail;   /* record_clock.c */

@@ -15,20 +15,23 @@
 static size_t
 observe_size(const struct pc_record *r)
 {
+	const struct pc_record_observe *o = &r->observe;
 	size_t n = 1 + 4;
 
-	for (uint32_t i = 0; i < r->nseen; i++)
-		n += SEEN_FIXED_BYTES + strnlen(r->seen[i].name, PC_ID_LEN);
+	for (uint32_t i = 0; i < o->nseen; i++)
+		n += SEEN_FIXED_BYTES + strnlen(o->seen[i].name, PC_ID_LEN);
 	return n;
 }
 
 static void
 observe_put(struct rec_wr *w, const struct pc_record *r)
 {
-	rec_put_u8(w, r->side);
-	rec_put_u32(w, r->nseen);
-	for (uint32_t i = 0; i < r->nseen; i++) {
-		const struct pc_record_seen *s = &r->seen[i];
+	const struct pc_record_observe *o = &r->observe;
+
+	rec_put_u8(w, o->side);
+	rec_put_u32(w, o->nseen);
+	for (uint32_t i = 0; i < o->nseen; i++) {
+		const struct pc_record_seen *s = &o->seen[i];
 
 		rec_put_str(w, s->name);
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
@@ -42,11 +45,13 @@ observe_put(struct rec_wr *w, const struct pc_record *r)
 static void
 observe_get(struct rec_rd *rd, struct pc_record *r)
 {
-	r->side = rec_get_u8(rd);
-	r->seen = rec_get_array(rd, &r->nseen, PC_MAX_UPLINKS, "more uplinks than PC_MAX_UPLINKS",
-				SEEN_MIN_BYTES, sizeof(*r->seen));
-	for (uint32_t i = 0; r->seen != NULL && i < r->nseen && rd->why == NULL; i++) {
-		struct pc_record_seen *s = &r->seen[i];
+	struct pc_record_observe *o = &r->observe;
+
+	o->side = rec_get_u8(rd);
+	o->seen = rec_get_array(rd, &o->nseen, PC_MAX_UPLINKS, "more uplinks than PC_MAX_UPLINKS",
+				SEEN_MIN_BYTES, sizeof(*o->seen));
+	for (uint32_t i = 0; o->seen != NULL && i < o->nseen && rd->why == NULL; i++) {
+		struct pc_record_seen *s = &o->seen[i];
 
 		rec_get_str(rd, s->name, "uplink name is not [A-Za-z0-9._-]{1,63}");
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
@@ -61,14 +66,16 @@ observe_get(struct rec_rd *rd, struct pc_record *r)
 static int
 observe_check(const struct pc_record *r, struct pc_error *err)
 {
-	if (r->side != PC_ROLE_POD_TAP && r->side != PC_ROLE_FABRIC_TAP)
+	const struct pc_record_observe *o = &r->observe;
+
+	if (o->side != PC_ROLE_POD_TAP && o->side != PC_ROLE_FABRIC_TAP)
 		return pc_error_set(err, "observe record of an unknown side");
-	if (r->nseen > PC_MAX_UPLINKS)
+	if (o->nseen > PC_MAX_UPLINKS)
 		return pc_error_set(err, "more uplinks than PC_MAX_UPLINKS");
-	if (r->nseen > 0 && r->seen == NULL)
+	if (o->nseen > 0 && o->seen == NULL)
 		return pc_error_set(err, "missing uplink array");
-	for (uint32_t i = 0; i < r->nseen; i++)
-		if (!pc_id_valid(r->seen[i].name))
+	for (uint32_t i = 0; i < o->nseen; i++)
+		if (!pc_id_valid(o->seen[i].name))
 			return pc_error_set(err, "uplink name is not [A-Za-z0-9._-]{1,63}");
 	return 0;
 }
@@ -76,15 +83,9 @@ observe_check(const struct pc_record *r, struct pc_error *err)
 static void
 observe_free(struct pc_record *r)
 {
-	free(r->seen);
-	r->seen = NULL;
-	r->nseen = 0;
-}
-
-static bool
-observe_present(const struct pc_record *r)
-{
-	return r->side != 0 || r->nseen != 0;
+	free(r->observe.seen);
+	r->observe.seen = NULL;
+	r->observe.nseen = 0;
 }
 
 const struct rec_tail rec_observe_tail = {
@@ -93,6 +94,4 @@ const struct rec_tail rec_observe_tail = {
 	.get = observe_get,
 	.check = observe_check,
 	.free = observe_free,
-	.present = observe_present,
-	.stray = "tap fields in a record other than observe",
 };

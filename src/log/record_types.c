@@ -42,14 +42,6 @@ const struct rec_type rec_type_unknown = {
 	.counters = true,
 };
 
-const struct rec_tail *const rec_tails[] = {
-	&rec_clock_tail,
-	&rec_attest_tail,
-	&rec_observe_tail,
-	&rec_declare_tail,
-};
-const size_t rec_ntails = sizeof(rec_tails) / sizeof(rec_tails[0]);
-
 const struct rec_type *
 rec_type_of(uint8_t type)
 {

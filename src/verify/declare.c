@@ -221,7 +221,7 @@ check_file(struct pc_verify *v, uint64_t index, const struct pc_record *r, int f
 	char hex[2 * PC_DIGEST_LEN + 1];
 
 	if (file < 0) {
-		pc_hex(r->decl_hash, PC_DIGEST_LEN, hex);
+		pc_hex(r->declare.hash, PC_DIGEST_LEN, hex);
 		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r,
 			 "names declaration %s, which is not "
 			 "among the signed declarations given (--pod-maps)",
@@ -241,7 +241,8 @@ check_file(struct pc_verify *v, uint64_t index, const struct pc_record *r, int f
 			 err.msg);
 		return;
 	}
-	if (d.not_before_ns != r->not_before_ns || d.not_after_ns != r->not_after_ns)
+	if (d.not_before_ns != r->declare.not_before_ns ||
+	    d.not_after_ns != r->declare.not_after_ns)
 		pcv_fail(v, PC_VC_PODMAP, (int64_t)index, r,
 			 "declaration %s is valid over another "
 			 "time than the record says",
@@ -269,17 +270,17 @@ declare_declare(struct pc_verify *v, void *st, uint64_t index, const struct pc_r
 			 pc_record_type_name(a->want_type));
 		return;
 	}
-	int file = find_file(a, r->decl_hash);
+	int file = find_file(a, r->declare.hash);
 	if (full(v))
 		check_file(v, index, r, file);
 	a->on = true;
 	a->cur_failed = false;
 	a->cur = (struct pc_verify_declared){ .record = index,
-					      .not_before_ns = r->not_before_ns,
-					      .not_after_ns = r->not_after_ns,
+					      .not_before_ns = r->declare.not_before_ns,
+					      .not_after_ns = r->declare.not_after_ns,
 					      .file = file,
 					      .assignment = assignment_of(a, r->podmap_digest) };
-	memcpy(a->cur.hash, r->decl_hash, PC_DIGEST_LEN);
+	memcpy(a->cur.hash, r->declare.hash, PC_DIGEST_LEN);
 	if (a->nseen < PC_VERIFY_MAX_KEPT)
 		a->seen[a->nseen++] = a->cur;
 }

@@ -253,10 +253,10 @@ on_clock(struct pc_verify *v, struct sequence *q, uint64_t index, const struct p
 		return false;
 	}
 	uint64_t skip = r->window_start_ns - v->cursor_ns;
-	if (!resync && r->elapsed_ns > skip) {
+	if (!resync && r->clock.elapsed_ns > skip) {
 		char a[DURATION_LEN], b[DURATION_LEN];
 
-		pcv_format_duration(r->elapsed_ns, a, sizeof(a));
+		pcv_format_duration(r->clock.elapsed_ns, a, sizeof(a));
 		pcv_format_duration(skip, b, sizeof(b));
 		pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
 			 "clock record claims %s of real "
@@ -266,11 +266,11 @@ on_clock(struct pc_verify *v, struct sequence *q, uint64_t index, const struct p
 	}
 	struct pc_verify_event *e = pcv_event(v, PC_VE_CLOCK, index, r);
 	e->from_ns = v->cursor_ns;
-	e->step_ns = r->step_ns;
-	e->elapsed_ns = r->elapsed_ns;
+	e->step_ns = r->clock.step_ns;
+	e->elapsed_ns = r->clock.elapsed_ns;
 	if (!resync) {
-		v->skipped_ns += skip - r->elapsed_ns;
-		pcv_tell_unaccounted(v, index, r, r->elapsed_ns);
+		v->skipped_ns += skip - r->clock.elapsed_ns;
+		pcv_tell_unaccounted(v, index, r, r->clock.elapsed_ns);
 	}
 	v->cursor_ns = r->window_start_ns;
 	return true;

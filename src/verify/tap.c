@@ -221,7 +221,7 @@ pc_reconcile_shaper(struct pc_reconcile *rc, const uint8_t *rec, size_t len)
 	if (r.type == PC_REC_WINDOW)
 		add_window(rc, &rc->shaper, &r);
 	if (r.type == PC_REC_OBSERVE)
-		rc->shaper.side = r.side; /* a tap's log, given as the shaper's */
+		rc->shaper.side = r.observe.side; /* a tap's log, given as the shaper's */
 	pc_record_free(&r);
 }
 
@@ -240,9 +240,10 @@ losses(const struct pc_record *r)
 {
 	uint64_t n = 0;
 
-	for (uint32_t i = 0; i < r->nseen; i++)
+	for (uint32_t i = 0; i < r->observe.nseen; i++)
 		for (int d = 0; d < PC_DIR_COUNT; d++)
-			n += r->seen[i].missed[d] + r->seen[i].nombuf[d] + r->seen[i].errors[d];
+			n += r->observe.seen[i].missed[d] + r->observe.seen[i].nombuf[d] +
+			    r->observe.seen[i].errors[d];
 	return n;
 }
 
@@ -253,9 +254,9 @@ tap_observe(struct log *l, const struct pc_record *r)
 	struct win *w = l->open ? &l->w[l->n - 1] : NULL;
 	uint64_t lost = losses(r);
 
-	if (l->side != 0 && l->side != r->side)
+	if (l->side != 0 && l->side != r->observe.side)
 		l->mixed_sides = true;
-	l->side = r->side;
+	l->side = r->observe.side;
 	if (w == NULL || w->start_ns != r->window_start_ns || w->count != r->window_count) {
 		l->prev_clean = false;
 		return;

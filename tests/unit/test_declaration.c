@@ -324,13 +324,13 @@ declare_record(void)
 		.time_ns = 5,
 		.window_start_ns = 120 * S,
 		.window_len_ns = 60 * S,
-		.not_before_ns = T0 * S,
-		.not_after_ns = (T0 + 7 * 86400) * S,
+		.declare.not_before_ns = T0 * S,
+		.declare.not_after_ns = (T0 + 7 * 86400) * S,
 	};
 
 	for (int i = 0; i < PC_DIGEST_LEN; i++) {
 		r.podmap_digest[i] = (uint8_t)i;
-		r.decl_hash[i] = (uint8_t)(0xa0 + i);
+		r.declare.hash[i] = (uint8_t)(0xa0 + i);
 	}
 	return r;
 }
@@ -348,13 +348,13 @@ declare_record_bytes(void **state)
 	/* the common 107 bytes and the id, then hash and validity */
 	assert_int_equal(n, 107 + 5 + 32 + 16);
 	assert_int_equal(buf[1], 9);
-	assert_memory_equal(buf + n - 48, r.decl_hash, 32);
+	assert_memory_equal(buf + n - 48, r.declare.hash, 32);
 	assert_int_equal(buf[n - 16 + 7], 0);
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), 0);
 	assert_int_equal(back.type, PC_REC_DECLARE);
-	assert_memory_equal(back.decl_hash, r.decl_hash, 32);
-	assert_int_equal(back.not_before_ns, r.not_before_ns);
-	assert_int_equal(back.not_after_ns, r.not_after_ns);
+	assert_memory_equal(back.declare.hash, r.declare.hash, 32);
+	assert_int_equal(back.declare.not_before_ns, r.declare.not_before_ns);
+	assert_int_equal(back.declare.not_after_ns, r.declare.not_after_ns);
 	assert_string_equal(pc_record_type_name(9), "declare");
 	pc_record_free(&back);
 
@@ -364,15 +364,12 @@ declare_record_bytes(void **state)
 	memcpy(buf + n - 8, buf + n - 16, 8);
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
 	assert_string_equal(err.msg, "declaration valid until no later than it is valid from");
-	r.not_after_ns = r.not_before_ns;
+	r.declare.not_after_ns = r.declare.not_before_ns;
 	assert_int_equal(pc_record_encode(&r, buf, sizeof(buf)), 0);
 
-	/* the fields belong to DECLARE alone */
+	/* the fields are DECLARE's: a STOP is its common fields, whatever its union holds */
 	r = declare_record();
 	r.type = PC_REC_STOP;
-	assert_int_equal(pc_record_encode(&r, buf, sizeof(buf)), 0);
-	r.not_before_ns = r.not_after_ns = 0;
-	memset(r.decl_hash, 0, sizeof(r.decl_hash));
 	n = pc_record_encode(&r, buf, sizeof(buf));
 	assert_int_equal(n, 107 + 5);
 	/* a STOP's bytes relabelled as DECLARE are too short for its fields */

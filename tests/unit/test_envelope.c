@@ -366,8 +366,8 @@ add_clock(struct gen *g)
 	uint64_t elapsed = skip ? pick(0, skip) : 0;
 
 	base(g, &r, PC_REC_CLOCK, g->label + skip);
-	r.elapsed_ns = elapsed;
-	r.step_ns = skip ? (int64_t)(skip - elapsed) : -(int64_t)pick(2, 9) * (int64_t)WIN;
+	r.clock.elapsed_ns = elapsed;
+	r.clock.step_ns = skip ? (int64_t)(skip - elapsed) : -(int64_t)pick(2, 9) * (int64_t)WIN;
 	push(&g->lg, &r);
 	g->label += skip;
 	g->real += elapsed;

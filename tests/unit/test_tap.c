@@ -215,8 +215,8 @@ feed_other(struct pc_reconcile *rc, int tap, uint8_t type, uint64_t k, struct li
 		r.pods = &pod;
 	}
 	if (type == PC_REC_DECLARE) {
-		r.not_before_ns = T0;
-		r.not_after_ns = T0 + NWIN * W_NS;
+		r.declare.not_before_ns = T0;
+		r.declare.not_after_ns = T0 + NWIN * W_NS;
 	}
 	feed(rc, tap, &r);
 }
@@ -265,9 +265,9 @@ feed_window(struct pc_reconcile *rc, int tap, uint64_t k, uint64_t bytes, uint64
 			       .window_len_ns = W_NS,
 			       .window_start_ns = T0 + k * W_NS,
 			       .window_count = 1,
-			       .side = PC_ROLE_FABRIC_TAP,
-			       .nseen = 1,
-			       .seen = &seen };
+			       .observe.side = PC_ROLE_FABRIC_TAP,
+			       .observe.nseen = 1,
+			       .observe.seen = &seen };
 	feed(rc, tap, &o);
 }
 

@@ -943,8 +943,8 @@ add_clock(const struct gen *g, struct pc_test_log *lg, uint64_t w, uint64_t elap
 	struct pc_record r;
 
 	base(g, &r, PC_REC_CLOCK, w);
-	r.elapsed_ns = elapsed_ns;
-	r.step_ns = step_ns;
+	r.clock.elapsed_ns = elapsed_ns;
+	r.clock.step_ns = step_ns;
 	pc_test_log_push(lg, &r);
 }
 

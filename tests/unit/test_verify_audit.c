@@ -138,9 +138,9 @@ push_n(struct pc_test_log *lg, uint8_t type, const struct pc_config *cfg, uint64
 		snprintf(links[0].name, PC_ID_LEN, "up0");
 	}
 	if (type == PC_REC_DECLARE) {
-		memcpy(r.decl_hash, x->hash, PC_DIGEST_LEN);
-		r.not_before_ns = x->d.not_before_ns;
-		r.not_after_ns = x->d.not_after_ns;
+		memcpy(r.declare.hash, x->hash, PC_DIGEST_LEN);
+		r.declare.not_before_ns = x->d.not_before_ns;
+		r.declare.not_after_ns = x->d.not_after_ns;
 	}
 	pc_test_log_push(lg, &r);
 }

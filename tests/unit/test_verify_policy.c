@@ -350,10 +350,10 @@ build_honest(struct builder *b)
 	add(b, PC_REC_GAP, 8, 1);
 	add(b, PC_REC_START, 9, 0);
 	add(b, PC_REC_WINDOW, 9, 1);
-	rec(b, PC_REC_CLOCK, 20, 0)->step_ns = 10 * (int64_t)WIN;
+	rec(b, PC_REC_CLOCK, 20, 0)->clock.step_ns = 10 * (int64_t)WIN;
 	push(b);
 	add(b, PC_REC_WINDOW, 20, 1);
-	rec(b, PC_REC_CLOCK, 21, 0)->step_ns = -5 * (int64_t)WIN;
+	rec(b, PC_REC_CLOCK, 21, 0)->clock.step_ns = -5 * (int64_t)WIN;
 	push(b);
 	add(b, PC_REC_WINDOW, 21, 1);
 }
@@ -431,7 +431,7 @@ test_time_ahead(void **state)
 	/* a tap's OBSERVE ends where its windows end, as a WINDOW does, not where they start */
 	running(&b, &map_a, 1);
 	add(&b, PC_REC_GAP, 1, last - 2);
-	rec(&b, PC_REC_OBSERVE, last - 1, 2)->side = PC_ROLE_POD_TAP;
+	rec(&b, PC_REC_OBSERVE, last - 1, 2)->observe.side = PC_ROLE_POD_TAP;
 	b.r.time_ns = NOW;
 	push(&b);
 	refused(&g, &b.lg, PC_VC_TIME, 3, "its window ends at 2024-01-01T16:41:00Z");
@@ -513,8 +513,8 @@ build_holes(struct builder *b)
 	add(b, PC_REC_GAP, 8, 1);
 	add(b, PC_REC_START, 10, 0);
 	add(b, PC_REC_WINDOW, 10, 1);
-	rec(b, PC_REC_CLOCK, 21, 0)->elapsed_ns = 10 * NS;
-	b->r.step_ns = 10 * (int64_t)WIN - 10 * (int64_t)NS;
+	rec(b, PC_REC_CLOCK, 21, 0)->clock.elapsed_ns = 10 * NS;
+	b->r.clock.step_ns = 10 * (int64_t)WIN - 10 * (int64_t)NS;
 	push(b);
 	add(b, PC_REC_WINDOW, 21, 1);
 }

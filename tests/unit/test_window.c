@@ -140,7 +140,7 @@ honest(struct log *l)
 	l->cfg = &map;
 	add(l, PC_REC_START, 7, 0, 0);
 	add(l, PC_REC_WINDOW, 7, 1, BUDGET);
-	rec(l, PC_REC_CLOCK, 20, 0, 0)->step_ns = 12 * (int64_t)WIN;
+	rec(l, PC_REC_CLOCK, 20, 0, 0)->clock.step_ns = 12 * (int64_t)WIN;
 	push(l);
 	add(l, PC_REC_WINDOW, 20, 1, BUDGET);
 }

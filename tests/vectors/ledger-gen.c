@@ -363,7 +363,7 @@ write_log(struct gen *g, const struct pc_config *first, const struct pc_config *
 		rc |= put_window(g, w);
 	struct pc_record r;
 	base_record(g, &r, PC_REC_CLOCK, 14, window_start(g, 14) + 150 * MS);
-	r.step_ns = (int64_t)(120 * 1000 * MS + 400 * MS);
+	r.clock.step_ns = (int64_t)(120 * 1000 * MS + 400 * MS);
 	if (!g->no_clock)
 		rc |= put(g, &r);
 	if (g->later_type)
