@@ -8,8 +8,8 @@
  * force, and every window must start within that declaration's validity
  * (docs/verify.md, check 6a).
  */
-#ifndef PODCAP_VERIFY_AUDIT_H
-#define PODCAP_VERIFY_AUDIT_H
+#ifndef PODCAP_VERIFY_DECLARE_H
+#define PODCAP_VERIFY_DECLARE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -62,4 +62,4 @@ const struct pc_verify_declared *pc_verify_declared_at(const struct pc_verify *v
 /* The path of declaration i as given to pc_verify_set_auditors. */
 const char *pc_verify_declaration_path(const struct pc_verify *v, int i);
 
-#endif /* PODCAP_VERIFY_AUDIT_H */
+#endif /* PODCAP_VERIFY_DECLARE_H */

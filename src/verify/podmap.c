@@ -196,7 +196,8 @@ load_uses(struct pc_verify *v, void *st, struct pcv_lines *ls, struct pc_error *
 static const char *
 map_path(const struct pc_verify *v, const struct pc_verify_use *u)
 {
-	const struct pc_config *c = u->map >= 0 ? pc_verify_map_at(v, (size_t)u->map) : NULL;
+	const struct pc_config *c =
+	    u->map >= 0 && (size_t)u->map < v->nmaps ? v->maps[u->map] : NULL;
 
 	return c != NULL ? c->path : NULL;
 }
