@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The window promise (docs/verify.md, check 14): a pod held to it passes
- * at most cap x window in each window a WINDOW record covers. Stateless:
- * each pod's counts of each window are all it needs.
+ * The window promise (docs/verify.md, check 14), a check of each pod of
+ * each WINDOW in its place. Stateless: a pod's counts of the window are
+ * all it needs.
  */
 #include <inttypes.h>
 
