@@ -59,6 +59,6 @@ void pc_control_read_totals(const struct pc_table *t, struct pc_pod_ctr (*pod)[P
 /* Bytes passed in the last closed window of pod p, direction d (0 if none). */
 uint64_t pc_control_last_window_bytes(unsigned p, unsigned d);
 
-int pc_telemetry_register(void);
+int pd_telemetry_register(void);
 
 #endif /* PODCAPD_CONTROL_H */

@@ -88,7 +88,7 @@ push(char **argv, int *argc, const char *fmt, ...)
 }
 
 int
-pc_eal_init(const struct pc_config *cfg, int nextra, char **extra)
+pd_eal_init(const struct pc_config *cfg, int nextra, char **extra)
 {
 	/* ours: the strings live as long as the process, as EAL expects */
 	static char *argv[MAX_ARGS];
@@ -149,7 +149,7 @@ pc_eal_init(const struct pc_config *cfg, int nextra, char **extra)
 }
 
 int
-pc_eal_port_of(const char *devargs)
+pd_eal_port_of(const char *devargs)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	uint16_t port;

@@ -10,9 +10,9 @@
  * initialises the EAL. Falls back to --no-huge when the machine has no free
  * hugepages, and says so. Returns 0 or -1.
  */
-int pc_eal_init(const struct pc_config *cfg, int nextra, char **extra);
+int pd_eal_init(const struct pc_config *cfg, int nextra, char **extra);
 
 /* The port id of a device string of the pod map, or -1. */
-int pc_eal_port_of(const char *devargs);
+int pd_eal_port_of(const char *devargs);
 
 #endif /* PODCAPD_EAL_H */

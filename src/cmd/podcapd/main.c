@@ -147,7 +147,7 @@ main(int argc, char **argv)
 	struct pc_tls *tls;
 	if (pc_podmap_load_run(config, &cfg, &decl, &tls) != 0)
 		return EXIT_USAGE;
-	pc_signals_install();
+	pd_signals_install();
 
 	/* the key is read by the signer process only, before DPDK maps anything */
 	struct pc_signer signer;
@@ -163,13 +163,13 @@ main(int argc, char **argv)
 			      pc_config_origin(&cfg, origin, sizeof(origin)), &signer,
 			      &covered_ns) != 0)
 		goto out_signer;
-	if (pc_eal_init(&cfg, argc - optind, argv + optind) != 0)
+	if (pd_eal_init(&cfg, argc - optind, argv + optind) != 0)
 		goto out_recorder;
 	/* a thread: after the signer's fork; a socket path that cannot be is a misconfiguration */
 	if (ptp4l != NULL && pc_clock_discipline_start(ptp4l, domain) != 0)
 		status = EXIT_USAGE;
 	else
-		status = pc_run(config, &cfg, &decl, &signer, tls, covered_ns);
+		status = pd_run(config, &cfg, &decl, &signer, tls, covered_ns);
 	pc_clock_discipline_stop();
 	rte_eal_cleanup();
 out_recorder:

@@ -27,13 +27,13 @@ static uint64_t started_ns;
 static bool watchdog_stopped;
 
 void
-pc_metrics_started(uint64_t realtime_ns)
+pd_metrics_started(uint64_t realtime_ns)
 {
 	__atomic_store_n(&started_ns, realtime_ns, __ATOMIC_RELAXED);
 }
 
 void
-pc_metrics_watchdog(bool pings_stopped)
+pd_metrics_watchdog(bool pings_stopped)
 {
 	__atomic_store_n(&watchdog_stopped, pings_stopped, __ATOMIC_RELAXED);
 }
@@ -317,7 +317,7 @@ static void
 witness_families(struct text *t)
 {
 	static struct pc_witness_stats st[PC_MAX_WITNESSES];
-	unsigned n = pc_witnesses_stats(st, PC_MAX_WITNESSES);
+	unsigned n = pd_witnesses_stats(st, PC_MAX_WITNESSES);
 	char lv[LABEL_LEN];
 
 	family(t, "podcap_witness_submissions_total", "counter",
@@ -327,7 +327,7 @@ witness_families(struct text *t)
 			emit(t,
 			     "podcap_witness_submissions_total{witness=\"%s\",result=\"%s\"} %lu\n",
 			     label_value(lv, st[i].name),
-			     pc_witness_outcome_name((enum pc_witness_outcome)o),
+			     pd_witness_outcome_name((enum pc_witness_outcome)o),
 			     (unsigned long)st[i].outcomes[o]);
 	family(t, "podcap_witness_cosigned_size", "gauge",
 	       "Tree size of the latest checkpoint each witness cosigned (0: none yet).");
@@ -545,7 +545,7 @@ links_families(struct text *t)
 }
 
 char *
-pc_metrics_text(void *ctx, size_t *len)
+pd_metrics_text(void *ctx, size_t *len)
 {
 	static struct pc_pod_ctr pod[PC_MAX_PODS][PC_DIR_COUNT];
 	static struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Prometheus text of the current state; malloc'd, the caller frees it. */
-char *pc_metrics_text(void *ctx, size_t *len);
+char *pd_metrics_text(void *ctx, size_t *len);
 
 /*
  * What the control thread tells /metrics of the process, for the alert
@@ -16,7 +16,7 @@ char *pc_metrics_text(void *ctx, size_t *len);
  * (a worker stopped looping or the signer stopped answering: systemd is
  * about to restart podcapd).
  */
-void pc_metrics_started(uint64_t realtime_ns);
-void pc_metrics_watchdog(bool pings_stopped);
+void pd_metrics_started(uint64_t realtime_ns);
+void pd_metrics_watchdog(bool pings_stopped);
 
 #endif /* PODCAPD_METRICS_H */

@@ -16,7 +16,7 @@
 #define TX_DESC 1024
 
 unsigned
-pc_ports_mbufs(const struct pc_config *cfg)
+pd_ports_mbufs(const struct pc_config *cfg)
 {
 	unsigned queues = 0;
 
@@ -112,14 +112,14 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 }
 
 int
-pc_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
+pd_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
 	       uint16_t (*ports)[PC_DIR_COUNT])
 {
 	for (unsigned u = 0; u < cfg->nuplinks; u++) {
 		const struct pc_uplink *up = &cfg->uplinks[u];
 		const char *devs[PC_DIR_COUNT] = { up->pod_port, up->fabric_port };
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
-			int port = pc_eal_port_of(devs[d]);
+			int port = pd_eal_port_of(devs[d]);
 			if (port < 0) {
 				PC_LOG(ERR, "uplink %s: no DPDK port for device '%s'\n", up->name, devs[d]);
 				return -1;
@@ -166,7 +166,7 @@ log_port_totals(uint16_t port)
 }
 
 void
-pc_ports_stop(unsigned nuplinks, const uint16_t (*ports)[PC_DIR_COUNT])
+pd_ports_stop(unsigned nuplinks, const uint16_t (*ports)[PC_DIR_COUNT])
 {
 	for (unsigned u = 0; u < nuplinks; u++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {

@@ -14,10 +14,10 @@
  * TX queue each, promiscuous: a bump in the wire forwards every frame).
  * ports[u][PC_DIR_UP] is uplink u's pod port, [PC_DIR_DOWN] its fabric port.
  */
-int pc_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
+int pd_ports_start(const struct pc_config *cfg, struct rte_mempool *pool,
 		   uint16_t (*ports)[PC_DIR_COUNT]);
-void pc_ports_stop(unsigned nuplinks, const uint16_t (*ports)[PC_DIR_COUNT]);
+void pd_ports_stop(unsigned nuplinks, const uint16_t (*ports)[PC_DIR_COUNT]);
 /* Mbufs the ports need for their rings. */
-unsigned pc_ports_mbufs(const struct pc_config *cfg);
+unsigned pd_ports_mbufs(const struct pc_config *cfg);
 
 #endif /* PODCAPD_PORTS_H */

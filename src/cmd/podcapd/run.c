@@ -112,7 +112,7 @@ read_loops(uint64_t loops[])
 static void
 watchdog_arm(void)
 {
-	wd.period_ns = pc_sd_watchdog_ns() / 2;
+	wd.period_ns = pd_sd_watchdog_ns() / 2;
 	if (wd.period_ns == 0)
 		return;
 	read_loops(wd.loops);
@@ -138,7 +138,7 @@ watchdog_fault(int stuck)
 		snprintf(why, sizeof(why), "the signer has not answered in %.1f s",
 			 (double)wd.period_ns / 1e9);
 	PC_LOG(ERR, "%s: no watchdog ping, systemd will restart podcapd\n", why);
-	pc_sd_notifyf("STATUS=wedged: %s", why);
+	pd_sd_notifyf("STATUS=wedged: %s", why);
 }
 
 static void
@@ -154,17 +154,17 @@ watchdog_check(void)
 	read_loops(loops);
 	bool signer_ok = pc_signer_answers(signer_watched);
 	if (pc_watchdog_ok(wd.loops, loops, pc_dp.nworkers, signer_ok, &stuck)) {
-		pc_sd_notifyf("WATCHDOG=1");
+		pd_sd_notifyf("WATCHDOG=1");
 		if (wd.failing)
 			PC_LOG(NOTICE, "watchdog pings resume\n");
 		wd.failing = false;
-		pc_metrics_watchdog(false);
+		pd_metrics_watchdog(false);
 		return;
 	}
 	if (!wd.failing)
 		watchdog_fault(stuck);
 	wd.failing = true;
-	pc_metrics_watchdog(true);
+	pd_metrics_watchdog(true);
 }
 
 /*
@@ -175,7 +175,7 @@ watchdog_check(void)
 static void
 sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 {
-	while (!pc_signals_stop() && !pc_signals_reload() && !signer_check() &&
+	while (!pd_signals_stop() && !pd_signals_reload() && !signer_check() &&
 	       !declaration_check()) {
 		watchdog_check();
 		pc_links_poll();
@@ -213,7 +213,8 @@ start_workers(void)
 static struct rte_mempool *
 create_pool(const struct pc_config *cfg)
 {
-	unsigned n = pc_ports_mbufs(cfg) + pc_dp.nworkers * (PC_BURST + PC_TX_STAGE * PC_MAX_UPLINKS);
+	unsigned n =
+	    pd_ports_mbufs(cfg) + pc_dp.nworkers * (PC_BURST + PC_TX_STAGE * PC_MAX_UPLINKS);
 	for (unsigned p = 0; p < cfg->npods; p++)
 		n += 2 * (pc_table_queue_frames(&cfg->pods[p].limits) + 1);
 	n = RTE_MIN(n, 262143u);
@@ -241,8 +242,8 @@ start_http(const struct pc_config *cfg, const struct pc_signer *signer, struct p
 	struct pc_http_ops ops = {
 		.ledger = pc_recorder_ledger(),
 		.pubkey = pubkey,
-		.metrics = pc_metrics_text,
-		.cosigned = cfg->witnesses.n > 0 ? pc_witnesses_cosigned : NULL,
+		.metrics = pd_metrics_text,
+		.cosigned = cfg->witnesses.n > 0 ? pd_witnesses_cosigned : NULL,
 		.ctx = NULL,
 		.tls = tls,
 	};
@@ -274,7 +275,7 @@ wait_for_uncovered(uint64_t covered_ns, uint64_t window_ns)
 	       "forwarding starts with the next window\n",
 	       (double)(covered_ns - now) / 1e9);
 	pc_utc_format(until, when, sizeof(when));
-	pc_sd_notifyf("STATUS=waiting for the window of %s: "
+	pd_sd_notifyf("STATUS=waiting for the window of %s: "
 		      "the ledger accounts for the time before\nEXTEND_TIMEOUT_USEC=%lu",
 		      when, (unsigned long)((until - now + START_MARGIN_NS) / 1000));
 	sleep_until(until, pc_now_ns);
@@ -292,7 +293,7 @@ start_forwarding(struct pc_timeline *tl, struct pc_table *t, uint64_t window_ns,
 	pc_recorder_start_record(t, tl->epoch, window_ns, covered_ns);
 	pc_dp.table = t;
 	pc_timeline_arm(tl);
-	if (pc_telemetry_register() != 0)
+	if (pd_telemetry_register() != 0)
 		PC_LOG(WARNING, "cannot register the /podcap telemetry commands\n");
 
 	/* a tap only observes: the same boundaries and banks, another data path */
@@ -312,7 +313,7 @@ start_forwarding(struct pc_timeline *tl, struct pc_table *t, uint64_t window_ns,
 	       t->cfg.nuplinks, t->cfg.npods, pc_dp.nworkers,
 	       (unsigned long)(window_ns / PC_NS_PER_SEC), hex);
 	/* every worker has looped: each port is polled, and frames cross */
-	pc_sd_notifyf("READY=1\nSTATUS=forwarding: %u uplinks, %u pods, %u workers, window %lus",
+	pd_sd_notifyf("READY=1\nSTATUS=forwarding: %u uplinks, %u pods, %u workers, window %lus",
 		      t->cfg.nuplinks, t->cfg.npods, pc_dp.nworkers,
 		      (unsigned long)(window_ns / PC_NS_PER_SEC));
 }
@@ -327,7 +328,7 @@ notify_closed(uint64_t label_ns)
 
 	pc_recorder_stats(&st);
 	pc_utc_format(label_ns, when, sizeof(when));
-	pc_sd_notifyf("STATUS=forwarding: %u uplinks, %u pods, window %s closed, "
+	pd_sd_notifyf("STATUS=forwarding: %u uplinks, %u pods, window %s closed, "
 		      "ledger %lu records",
 		      t->cfg.nuplinks, t->cfg.npods, when, (unsigned long)st.records);
 }
@@ -358,9 +359,9 @@ reload(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_
 	/* a table already pending is replaced, unless a worker has just taken it */
 	if (tl->pending != NULL && !pc_control_detach(tl->pending))
 		return;
-	pc_signals_reload_taken();
+	pd_signals_reload_taken();
 	/* MONOTONIC_USEC: what Type=notify-reload (systemd 253) matches with its SIGHUP */
-	pc_sd_notifyf("RELOADING=1\nMONOTONIC_USEC=%lu", (unsigned long)(pc_mono_ns() / 1000));
+	pd_sd_notifyf("RELOADING=1\nMONOTONIC_USEC=%lu", (unsigned long)(pc_mono_ns() / 1000));
 	unsigned g = (*generation)++;
 	struct pc_tls *tls;
 	pc_reload_prepare(path, pc_dp.table, ports, g, &tl->pending, &tls);
@@ -369,11 +370,11 @@ reload(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_
 	if (tl->pending != NULL)
 		pc_control_attach(tl->pending);
 	if (tl->pending != NULL && tl->pending->generation == g)
-		pc_sd_notifyf("READY=1\nSTATUS=forwarding: pod map reloaded, "
+		pd_sd_notifyf("READY=1\nSTATUS=forwarding: pod map reloaded, "
 			      "%u pods from the next window",
 			      tl->pending->cfg.npods);
 	else
-		pc_sd_notifyf("READY=1\nSTATUS=forwarding: reload refused (see the log), "
+		pd_sd_notifyf("READY=1\nSTATUS=forwarding: reload refused (see the log), "
 			      "nothing changed");
 }
 
@@ -382,15 +383,15 @@ static void
 forward(const char *path, struct pc_timeline *tl, const uint16_t (*ports)[PC_DIR_COUNT],
 	unsigned *generation)
 {
-	while (!pc_signals_stop() && !signer_gone && !declaration_check()) {
+	while (!pd_signals_stop() && !signer_gone && !declaration_check()) {
 		sleep_until(pc_timeline_due_ns(tl), pc_mono_ns);
 		bool due = pc_mono_ns() >= pc_timeline_due_ns(tl) || pc_control_passed();
 		/* a window that is due closes first: reloads in a row must not hold it open */
-		if (pc_signals_reload() && !due) {
+		if (pd_signals_reload() && !due) {
 			reload(path, tl, ports, generation);
 			continue;
 		}
-		if (pc_signals_stop() || signer_gone || declaration_check())
+		if (pd_signals_stop() || signer_gone || declaration_check())
 			break;
 		if (due) {
 			uint64_t closed = pc_wallclock_label(&tl->clk, tl->epoch, tl->window_ns);
@@ -409,7 +410,7 @@ notify_stopping(void)
 
 	if (declaration_expired)
 		why = "the auditor's declaration expired";
-	pc_sd_notifyf("STOPPING=1\nSTATUS=stopping: %s", why);
+	pd_sd_notifyf("STOPPING=1\nSTATUS=stopping: %s", why);
 }
 
 static void
@@ -443,7 +444,7 @@ witness_stop(bool witnessed)
 		return;
 	}
 	uint64_t spent = pc_mono_ns() - t0;
-	pc_witnesses_flush(spent < WITNESS_STOP_NS ? WITNESS_STOP_NS - spent : 0);
+	pd_witnesses_flush(spent < WITNESS_STOP_NS ? WITNESS_STOP_NS - spent : 0);
 }
 
 static void
@@ -476,16 +477,16 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 		return EXIT_FAILURE;
 	}
 	/* witnesses that fail to start are logged; the cap does not wait for them */
-	bool witnessed = pc_witnesses_start(&t->cfg.witnesses, pc_recorder_ledger()) == 0 &&
+	bool witnessed = pd_witnesses_start(&t->cfg.witnesses, pc_recorder_ledger()) == 0 &&
 	    t->cfg.witnesses.n > 0;
 	if (witnessed)
-		pc_recorder_on_publish(pc_witnesses_publish);
+		pc_recorder_on_publish(pd_witnesses_publish);
 	signer_watched = signer;
 	wait_for_uncovered(covered_ns, window_ns);
-	if (pc_signals_stop() || signer_gone) {
+	if (pd_signals_stop() || signer_gone) {
 		notify_stopping();
 		pc_recorder_on_publish(NULL);
-		pc_witnesses_stop();
+		pd_witnesses_stop();
 		endpoint = NULL;
 		pc_http_stop(http);
 		pc_table_free(t);
@@ -497,7 +498,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 	stop_forwarding(&tl);
 	witness_stop(witnessed);
 	pc_recorder_on_publish(NULL);
-	pc_witnesses_stop();
+	pd_witnesses_stop();
 	endpoint = NULL;
 	pc_http_stop(http);
 	free_tables(&tl);
@@ -505,7 +506,7 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 }
 
 int
-pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
+pd_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
        struct pc_signer *signer, struct pc_tls *tls, uint64_t covered_ns)
 {
 	static uint16_t ports[PC_MAX_UPLINKS][PC_DIR_COUNT];
@@ -513,14 +514,14 @@ pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	unsigned nuplinks = cfg->nuplinks;
 	int status = EXIT_FAILURE;
 
-	pc_metrics_started(pc_now_ns());
+	pd_metrics_started(pc_now_ns());
 	pc_dp.hz = pc_tsc_hz();
 	if (start_workers() != 0)
 		goto out;
 	pc_dp.pool = create_pool(cfg);
 	if (pc_dp.pool == NULL)
 		goto out;
-	if (pc_ports_start(cfg, pc_dp.pool, ports) != 0 || pc_links_start(cfg, cports) != 0)
+	if (pd_ports_start(cfg, pc_dp.pool, ports) != 0 || pc_links_start(cfg, cports) != 0)
 		goto out_ports;
 	/* the table takes the pod map over: cfg is empty after this */
 	struct pc_table *t = pc_table_create(cfg, cports, pc_dp.nworkers, pc_dp.hz, 0);
@@ -530,7 +531,7 @@ pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 		status = serve(path, t, cports, 1, signer, tls, covered_ns);
 out_ports:
 	pc_links_stop();
-	pc_ports_stop(nuplinks, cports);
+	pd_ports_stop(nuplinks, cports);
 out:
 	for (unsigned i = 0; i < pc_dp.nworkers; i++)
 		pc_worker_free(pc_dp.workers[i]);

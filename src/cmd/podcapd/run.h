@@ -26,7 +26,7 @@
  * the signer was lost or the declaration in force expired.
  */
 struct pc_tls;
-int pc_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
+int pd_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	   struct pc_signer *signer, struct pc_tls *tls, uint64_t covered_ns);
 
 #endif /* PODCAPD_RUN_H */

@@ -15,7 +15,7 @@
 #if HAVE_LIBSYSTEMD
 
 int
-pc_sd_notifyf(const char *fmt, ...)
+pd_sd_notifyf(const char *fmt, ...)
 {
 	static bool warned;
 	char msg[512];
@@ -34,7 +34,7 @@ pc_sd_notifyf(const char *fmt, ...)
 }
 
 uint64_t
-pc_sd_watchdog_ns(void)
+pd_sd_watchdog_ns(void)
 {
 	uint64_t usec = 0;
 	int r = sd_watchdog_enabled(0, &usec);
@@ -48,14 +48,14 @@ pc_sd_watchdog_ns(void)
 #else /* no libsystemd: podcapd runs, it only never notifies */
 
 int
-pc_sd_notifyf(const char *fmt, ...)
+pd_sd_notifyf(const char *fmt, ...)
 {
 	(void)fmt;
 	return 0;
 }
 
 uint64_t
-pc_sd_watchdog_ns(void)
+pd_sd_watchdog_ns(void)
 {
 	return 0;
 }

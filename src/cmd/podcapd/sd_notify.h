@@ -17,11 +17,11 @@
  * sd_notify(3) does: > 0 sent, 0 nowhere to send it, < 0 a negative errno
  * (only the first failure is logged: the watchdog pings would repeat it).
  */
-int pc_sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int pd_sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * The watchdog interval systemd expects pings within (WatchdogSec=, passed
  * as WATCHDOG_USEC for this pid), in ns; 0 when there is none.
  */
-uint64_t pc_sd_watchdog_ns(void);
+uint64_t pd_sd_watchdog_ns(void);
 
 #endif /* PODCAPD_SD_NOTIFY_H */

@@ -17,7 +17,7 @@ on_signal(int sig)
 }
 
 void
-pc_signals_install(void)
+pd_signals_install(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
@@ -28,19 +28,19 @@ pc_signals_install(void)
 }
 
 bool
-pc_signals_stop(void)
+pd_signals_stop(void)
 {
 	return got_stop;
 }
 
 bool
-pc_signals_reload(void)
+pd_signals_reload(void)
 {
 	return got_reload;
 }
 
 void
-pc_signals_reload_taken(void)
+pd_signals_reload_taken(void)
 {
 	got_reload = 0;
 }

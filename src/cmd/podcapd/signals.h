@@ -10,12 +10,12 @@
 #include <stdbool.h>
 
 /* Installs the handlers; once, at start. */
-void pc_signals_install(void);
+void pd_signals_install(void);
 /* Whether a stop was asked. */
-bool pc_signals_stop(void);
+bool pd_signals_stop(void);
 /* Whether a reload was asked that has not been taken yet. */
-bool pc_signals_reload(void);
+bool pd_signals_reload(void);
 /* Takes the reload: one asked after this is another reload. */
-void pc_signals_reload_taken(void);
+void pd_signals_reload_taken(void);
 
 #endif /* PODCAPD_SIGNALS_H */

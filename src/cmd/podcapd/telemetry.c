@@ -200,7 +200,7 @@ cmd_window_close(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 int
-pc_telemetry_register(void)
+pd_telemetry_register(void)
 {
 	int rc = rte_telemetry_register_cmd("/podcap/pods", cmd_pods,
 					    "The ids of the pods in force. No parameters");

@@ -61,13 +61,13 @@ static const char *const outcome_names[PC_WITNESS_OUTCOMES] = {
 };
 
 const char *
-pc_witness_outcome_name(enum pc_witness_outcome o)
+pd_witness_outcome_name(enum pc_witness_outcome o)
 {
 	return outcome_names[o];
 }
 
 void
-pc_witnesses_publish(const char *note, size_t len)
+pd_witnesses_publish(const char *note, size_t len)
 {
 	if (len >= sizeof(ws.note))
 		return;
@@ -191,7 +191,7 @@ witness_thread(void *arg)
 }
 
 int
-pc_witnesses_start(const struct pc_witnesses *cfg, struct pc_ledger *ledger)
+pd_witnesses_start(const struct pc_witnesses *cfg, struct pc_ledger *ledger)
 {
 	struct pc_error err;
 	long len;
@@ -217,7 +217,7 @@ pc_witnesses_start(const struct pc_witnesses *cfg, struct pc_ledger *ledger)
 		if (pc_wclient_init(&w->client, cfg->w[i].url, &cfg->w[i].key, TIMEOUT_MS, &err) !=
 		    0) {
 			PC_LOG(ERR, "witness %s: %s\n", w->st.name, err.msg);
-			pc_witnesses_stop();
+			pd_witnesses_stop();
 			return -1;
 		}
 		w->client.stop = &ws.stop;
@@ -225,7 +225,7 @@ pc_witnesses_start(const struct pc_witnesses *cfg, struct pc_ledger *ledger)
 		ws.n = i + 1;
 		if (pthread_create(&w->thread, NULL, witness_thread, w) != 0) {
 			PC_LOG(ERR, "witness %s: cannot start its thread\n", w->st.name);
-			pc_witnesses_stop();
+			pd_witnesses_stop();
 			return -1;
 		}
 		w->started = 1;
@@ -246,7 +246,7 @@ behind(void)
 }
 
 void
-pc_witnesses_flush(uint64_t timeout_ns)
+pd_witnesses_flush(uint64_t timeout_ns)
 {
 	struct timespec until;
 
@@ -272,7 +272,7 @@ pc_witnesses_flush(uint64_t timeout_ns)
 }
 
 void
-pc_witnesses_stop(void)
+pd_witnesses_stop(void)
 {
 	pthread_mutex_lock(&ws.lock);
 	__atomic_store_n(&ws.stop, 1, __ATOMIC_RELAXED);
@@ -288,7 +288,7 @@ pc_witnesses_stop(void)
 }
 
 size_t
-pc_witnesses_cosigned(const char *note, size_t len, char *out, size_t outlen)
+pd_witnesses_cosigned(const char *note, size_t len, char *out, size_t outlen)
 {
 	size_t blen = body_of(note, len), pos = len, n;
 
@@ -313,7 +313,7 @@ pc_witnesses_cosigned(const char *note, size_t len, char *out, size_t outlen)
 }
 
 unsigned
-pc_witnesses_stats(struct pc_witness_stats *out, unsigned max)
+pd_witnesses_stats(struct pc_witness_stats *out, unsigned max)
 {
 	unsigned n;
 

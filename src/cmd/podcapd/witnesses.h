@@ -35,25 +35,25 @@ struct pc_witness_stats {
 };
 
 /* Starts one thread per witness of ws over the ledger; 0, or -1 (logged). */
-int pc_witnesses_start(const struct pc_witnesses *ws, struct pc_ledger *ledger);
+int pd_witnesses_start(const struct pc_witnesses *ws, struct pc_ledger *ledger);
 /*
  * At a stop, once the last checkpoint is published: waits, at most
  * timeout_ns, for every witness to be through with the newest note
  * (cosigned, refused or unanswered), and logs each that is not.
  */
-void pc_witnesses_flush(uint64_t timeout_ns);
+void pd_witnesses_flush(uint64_t timeout_ns);
 /* Ends every submission in flight and joins the threads. */
-void pc_witnesses_stop(void);
+void pd_witnesses_stop(void);
 /* The ledger thread's hook: a new note was published. Never blocks on I/O. */
-void pc_witnesses_publish(const char *note, size_t len);
+void pd_witnesses_publish(const char *note, size_t len);
 /*
  * The note with the cosignature lines of every witness that cosigned
  * exactly it appended, into out (NUL-terminated): its length, or 0 when
  * out is too small. Thread-safe (the HTTP threads call it).
  */
-size_t pc_witnesses_cosigned(const char *note, size_t len, char *out, size_t outlen);
+size_t pd_witnesses_cosigned(const char *note, size_t len, char *out, size_t outlen);
 /* The witnesses' counters, at most max; returns how many. */
-unsigned pc_witnesses_stats(struct pc_witness_stats *out, unsigned max);
-const char *pc_witness_outcome_name(enum pc_witness_outcome o);
+unsigned pd_witnesses_stats(struct pc_witness_stats *out, unsigned max);
+const char *pd_witness_outcome_name(enum pc_witness_outcome o);
 
 #endif /* PODCAPD_WITNESSES_H */
