@@ -191,11 +191,17 @@ pc_http_access_decide(const struct pc_access *rules, const struct pc_http_peer *
 		/* a server that asks and was told nothing serves nothing */
 		return PC_REFUSED_NO_CERTIFICATE;
 	}
-	for (unsigned i = 0; i < rules->n && i < PC_MAX_ACCESS; i++)
-		if (rule_names(&rules->r[i], peer))
-			return (rules->r[i].routes & part) ? PC_REFUSED_NOTHING
-							   : PC_REFUSED_NOT_ALLOWED;
-	return PC_REFUSED_UNKNOWN_CLIENT;
+	/* a certificate may be named by its subject and by its key: it may
+	 * read what any rule naming it gives, whatever their order */
+	bool named = false;
+	for (unsigned i = 0; i < rules->n && i < PC_MAX_ACCESS; i++) {
+		if (!rule_names(&rules->r[i], peer))
+			continue;
+		if (rules->r[i].routes & part)
+			return PC_REFUSED_NOTHING;
+		named = true;
+	}
+	return named ? PC_REFUSED_NOT_ALLOWED : PC_REFUSED_UNKNOWN_CLIENT;
 }
 
 const char *

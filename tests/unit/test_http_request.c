@@ -243,6 +243,21 @@ test_access_by_route(void **state)
 	assert_int_equal(pc_http_access_decide(rules(), &insp, "/metrics"), PC_REFUSED_NOT_ALLOWED);
 }
 
+/* A certificate named by a subject rule and by a key rule may read what
+ * either gives, in whichever order the rules come. */
+static void
+test_access_named_twice(void **state)
+{
+	struct pc_http_peer both = trusted("CN=verifier-1,O=Site", 0xab);
+
+	(void)state;
+	assert_int_equal(pc_http_access_decide(rules(), &both, "/v1/checkpoint"),
+			 PC_REFUSED_NOTHING);
+	assert_int_equal(pc_http_access_decide(rules(), &both, "/metrics"), PC_REFUSED_NOTHING);
+	assert_int_equal(pc_http_access_decide(rules(), &both, "/v1/attest"),
+			 PC_REFUSED_NOT_ALLOWED);
+}
+
 /* Subjects match whole and exactly; a key is all 32 bytes. */
 static void
 test_access_identities(void **state)
@@ -302,6 +317,7 @@ main(void)
 		cmocka_unit_test(test_missing_and_repeated),
 		cmocka_unit_test(test_proofs),
 		cmocka_unit_test(test_access_by_route),
+		cmocka_unit_test(test_access_named_twice),
 		cmocka_unit_test(test_access_identities),
 		cmocka_unit_test(test_access_peer_states),
 	};
