@@ -36,7 +36,8 @@ int pc_tile_parse(const char *path, struct pc_tile *t);
 size_t pc_tile_path(const struct pc_tile *t, char *buf, size_t len);
 /*
  * Whether the tree of `size` leaves has t: its W hashes (or entries) all
- * exist. A full tile's width is 256; a partial one's, the tree's last.
+ * exist. A full tile's width is 256; a partial one's any the tree covers,
+ * so those of every earlier checkpoint are still served.
  */
 int pc_tile_exists(const struct pc_tile *t, uint64_t size);
 /* The hashes of hash tile t: 0, or -1 when a leaf cannot be read. */

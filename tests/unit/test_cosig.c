@@ -777,7 +777,11 @@ test_tiles(void **state)
 	assert_string_equal(path, "tile/entries/x001/234.p/7");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(pc_tile_parse(bad[i], &t), -1);
-	/* Which exist in a tree of 600: two full tiles at level 0 and the last partial one of each level. */
+	/*
+	 * Which exist in a tree of 600: two full tiles at level 0, the partial
+	 * ones of that tree and of every smaller one (a client may hold an
+	 * older checkpoint), and nothing beyond.
+	 */
 	assert_int_equal(pc_tile_parse("tile/0/001", &t), 0);
 	assert_true(pc_tile_exists(&t, 600));
 	assert_int_equal(pc_tile_parse("tile/0/002", &t), 0);
@@ -785,7 +789,15 @@ test_tiles(void **state)
 	assert_int_equal(pc_tile_parse("tile/0/002.p/88", &t), 0);
 	assert_true(pc_tile_exists(&t, 600));
 	assert_int_equal(pc_tile_parse("tile/0/002.p/87", &t), 0);
+	assert_true(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/0/002.p/89", &t), 0);
 	assert_false(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/0/001.p/4", &t), 0);
+	assert_true(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/1/000.p/3", &t), 0);
+	assert_false(pc_tile_exists(&t, 600));
+	assert_int_equal(pc_tile_parse("tile/1/000.p/1", &t), 0);
+	assert_true(pc_tile_exists(&t, 600));
 	assert_int_equal(pc_tile_parse("tile/1/000.p/2", &t), 0);
 	assert_true(pc_tile_exists(&t, 600));
 	assert_int_equal(pc_tile_parse("tile/2/000.p/1", &t), 0);
