@@ -42,6 +42,8 @@ static void
 put(struct frame *f, const void *b, size_t n)
 {
 	assert_true(f->len + n <= sizeof(f->b));
+	if (n == 0) /* an empty TLV's value: memcpy is not given NULL */
+		return;
 	memcpy(f->b + f->len, b, n);
 	f->len += n;
 }
