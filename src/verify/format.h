@@ -32,6 +32,25 @@ void pcv_format_duration(uint64_t ns, char *buf, size_t len);
 /* The same for totals, which may pass 2^64 ns. */
 void pcv_format_duration_u128(u128 ns, char *buf, size_t len);
 
+/*
+ * For people (the HTML page; the JSON and the text keep every digit):
+ * below 1000 of the base unit exact, above it three significant digits,
+ * rounded half up, trailing zeros dropped, a unit that rounds to 1000
+ * carried to the next. Decimal prefixes, as link rates are quoted.
+ */
+#define HUMAN_LEN 48 /* room for any pcv_human_* output */
+/* "999 B", "1 kB", "37.5 GB", "18.4 EB" */
+void pcv_human_bytes(u128 bytes, char *buf, size_t len);
+/* "400 Gbit/s", "2.5 Mbit/s" */
+void pcv_human_rate(u128 bps, char *buf, size_t len);
+/*
+ * "0 s", "999 ns", "1.5 µs", "10 ms", "59.9 s", then two units, the smaller
+ * rounded: "4 min 0 s", "2 h 5 min", "3 d 4 h".
+ */
+void pcv_human_duration(u128 ns, char *buf, size_t len);
+/* A share in per mille as a percentage with one decimal: 937 is "93.7 %". */
+void pcv_human_permille(uint64_t permille, char *buf, size_t len);
+
 /* The promises a pod was held to (podsum.promises): bits of every START or RELOAD that listed it. */
 #define PROMISE_ENVELOPE 1u
 #define PROMISE_WINDOW   2u

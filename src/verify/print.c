@@ -176,9 +176,9 @@ pcv_html_time(FILE *f, uint64_t ns)
 void
 pcv_html_size(FILE *f, uint64_t bytes)
 {
-	char b[64];
+	char b[HUMAN_LEN];
 
-	pc_format_size(b, sizeof(b), bytes);
+	pcv_human_bytes(bytes, b, sizeof(b));
 	pc_html_escape(f, b);
 }
 
@@ -194,6 +194,66 @@ pcv_td_u128(FILE *f, const char *key, u128 x)
 	fprintf(f, "<td class=\"n\" data-k=\"%s\">", key);
 	pcv_print_u128(f, x);
 	fputs("</td>", f);
+}
+
+void
+pcv_td_human(FILE *f, const char *key, const char *human, const char *exact)
+{
+	fprintf(f, "<td class=\"n\" data-k=\"%s\" title=\"", key);
+	pc_html_escape(f, exact);
+	fputs("\">", f);
+	pc_html_escape(f, human);
+	fputs("</td>", f);
+}
+
+/* x in unit, every digit: the title of a cell that shows it rounded */
+static void
+exact_text(u128 x, const char *unit, char *buf, size_t len)
+{
+	char d[U128_LEN];
+
+	pcv_format_u128(x, d, sizeof(d));
+	snprintf(buf, len, "%s %s", d, unit);
+}
+
+void
+pcv_td_bytes(FILE *f, const char *key, u128 bytes)
+{
+	char h[HUMAN_LEN], e[U128_LEN + 8];
+
+	pcv_human_bytes(bytes, h, sizeof(h));
+	exact_text(bytes, "B", e, sizeof(e));
+	pcv_td_human(f, key, h, e);
+}
+
+void
+pcv_td_rate(FILE *f, const char *key, u128 bps)
+{
+	char h[HUMAN_LEN], e[U128_LEN + 8];
+
+	pcv_human_rate(bps, h, sizeof(h));
+	exact_text(bps, "bit/s", e, sizeof(e));
+	pcv_td_human(f, key, h, e);
+}
+
+void
+pcv_td_duration(FILE *f, const char *key, u128 ns)
+{
+	char h[HUMAN_LEN], e[U128_LEN + 8];
+
+	pcv_human_duration(ns, h, sizeof(h));
+	exact_text(ns, "ns", e, sizeof(e));
+	pcv_td_human(f, key, h, e);
+}
+
+void
+pcv_td_permille(FILE *f, const char *key, uint64_t permille)
+{
+	char h[HUMAN_LEN], e[U128_LEN + 16];
+
+	pcv_human_permille(permille, h, sizeof(h));
+	exact_text(permille, "\xe2\x80\xb0", e, sizeof(e)); /* U+2030 PER MILLE SIGN */
+	pcv_td_human(f, key, h, e);
 }
 
 void

@@ -51,9 +51,19 @@ void pcv_json_counts(FILE *f, const char *what, uint64_t total);
 /* ---- HTML: cells are <td data-k="key">, the key naming the JSON field they equal ---- */
 
 void pcv_html_time(FILE *f, uint64_t ns);
+/* Bytes for people: "37.5 GB" (pcv_human_bytes). */
 void pcv_html_size(FILE *f, uint64_t bytes);
 void pcv_td_u64(FILE *f, const char *key, uint64_t x);
 void pcv_td_u128(FILE *f, const char *key, u128 x);
+/*
+ * A quantity for people, its every digit in the cell's title (a tooltip):
+ * <td class="n" data-k="bytes" title="37500000000 B">37.5 GB</td>.
+ */
+void pcv_td_human(FILE *f, const char *key, const char *human, const char *exact);
+void pcv_td_bytes(FILE *f, const char *key, u128 bytes);           /* title "N B" */
+void pcv_td_rate(FILE *f, const char *key, u128 bps);              /* title "N bit/s" */
+void pcv_td_duration(FILE *f, const char *key, u128 ns);           /* title "N ns" */
+void pcv_td_permille(FILE *f, const char *key, uint64_t permille); /* "93.7 %", title "937 ‰" */
 void pcv_td_str(FILE *f, const char *key, const char *s);
 /* A time, or "-" when not known. */
 void pcv_td_time(FILE *f, const char *key, uint64_t ns, bool known);
