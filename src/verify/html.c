@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verifier's report as one HTML page for people: the verdict first,
- * then the summary tables (the JSON report's figures, in the JSON's number
- * forms), the indicators, and per pod and direction a plot of its windows
- * over time. Self-contained: inline CSS and SVG, no script, nothing
- * fetched, so it reads the same offline, archived or printed. Every text
- * that comes from the log or a file is escaped.
+ * then the summary tables (the JSON report's figures: counts as the JSON
+ * has them, bytes, rates and durations rounded for people with every digit
+ * in the cell's title), the indicators, and per pod and direction a plot
+ * of its windows over time. Self-contained: inline CSS and SVG, no script,
+ * nothing fetched, so it reads the same offline, archived or printed.
+ * Every text that comes from the log or a file is escaped.
  *
  * The page is a list of sections (html_layout below): the verdict, the
  * log and the events are the page's own, the rest each check's part
@@ -163,7 +164,7 @@ html_log(const struct pc_verify *v, FILE *f)
 	fputs("</tr>\n<tr><th>time no window covers</th>", f);
 	struct pcv_unaccounted u;
 	pcv_unaccounted_parts(v, &u);
-	pcv_td_u64(f, "unaccounted_ns", u.total_ns);
+	pcv_td_duration(f, "unaccounted_ns", u.total_ns);
 	fputs("</tr>\n</table>\n</section>\n", f);
 }
 
@@ -177,7 +178,7 @@ html_events(const struct pc_verify *v, FILE *f)
 	uint64_t n = pcv_kept(v->found.nevents);
 
 	fputs("<section id=\"events\">\n<h2>Events</h2>\n<table id=\"event-kinds\">\n<tr>"
-	      "<th>kind</th><th>count</th><th>total time (ns)</th></tr>\n",
+	      "<th>kind</th><th>count</th><th>total time</th></tr>\n",
 	      f);
 	for (int k = 0; k < PC_VE_COUNT; k++) {
 		fprintf(f, "<tr class=\"kind-row\" data-kind=\"%s\"><td>%s</td>",
@@ -185,7 +186,7 @@ html_events(const struct pc_verify *v, FILE *f)
 			pcv_event_name((enum pc_verify_event_kind)k));
 		pcv_td_u64(f, "count", v->found.evsum[k].count);
 		if (pcv_event_sized((enum pc_verify_event_kind)k))
-			pcv_td_u128(f, "total_ns", v->found.evsum[k].total_ns);
+			pcv_td_duration(f, "total_ns", v->found.evsum[k].total_ns);
 		else
 			fputs("<td></td>", f);
 		fputs("</tr>\n", f);

@@ -179,6 +179,35 @@ pcv_text_indicators(const struct pc_verify *v, FILE *f)
 
 /* ---- the HTML page ---- */
 
+/* The mean rate rounded for people, and as the JSON has it ("1234.5") in bit/s for its title. */
+static void
+mean_rate(double bps, char human[HUMAN_LEN], char exact[48])
+{
+	char j[32];
+
+	pcv_format_bps(bps, j, sizeof(j));
+	snprintf(exact, 48, "%s bit/s", j);
+	/* a log's figures can make any rate: beyond 10^36 bit/s is only a number */
+	pcv_human_rate(bps < 0 ? 0 : bps > 1e36 ? (u128)1e36 : (u128)(bps + 0.5), human, HUMAN_LEN);
+}
+
+/* A model's transfer time: "9 min 20 s", the JSON's seconds in the title; "never" at rate 0. */
+static void
+td_transfer(FILE *f, const char *key, double s)
+{
+	char human[HUMAN_LEN], exact[48], j[40];
+
+	if (s < 0) {
+		pcv_td_str(f, key, "never");
+		return;
+	}
+	pcv_format_seconds(s, j, sizeof(j));
+	snprintf(exact, sizeof(exact), "%s s", j);
+	/* far beyond 2^64 ns is beyond any reading anyway */
+	pcv_human_duration(s >= 1e19 ? (u128)1e19 * NS : (u128)(s * 1e9 + 0.5), human, HUMAN_LEN);
+	pcv_td_human(f, key, human, exact);
+}
+
 void
 pcv_html_indicators(const struct pc_verify *v, FILE *f)
 {
@@ -190,7 +219,7 @@ pcv_html_indicators(const struct pc_verify *v, FILE *f)
 	    "show, and that other work shows too; none is proof, none fails the verification "
 	    "(docs/report.md).</p>\n<table id=\"indicator-table\">\n<tr><th>pod</th><th>dir</th>"
 	    "<th>windows at &ge; 90% of cap</th><th>longest run</th><th>period (windows)</th>"
-	    "<th>autocorrelation</th><th>periodic</th><th>mean bit/s</th><th>peak bit/s</th>"
+	    "<th>autocorrelation</th><th>periodic</th><th>mean rate</th><th>peak rate</th>"
 	    "</tr>\n",
 	    f);
 	for (uint32_t i = 0; i < v->npods; i++) {
@@ -199,10 +228,10 @@ pcv_html_indicators(const struct pc_verify *v, FILE *f)
 		pcv_indicators(v, i, &ind);
 		for (int d = 0; d < PC_DIR_COUNT; d++) {
 			const struct pcv_dir_ind *di = &ind.dir[d];
-			char r[32], mean[32];
+			char r[32], human[HUMAN_LEN], exact[48];
 
 			pcv_format_ratio(di->period.r, r, sizeof(r));
-			pcv_format_bps(di->mean_bps, mean, sizeof(mean));
+			mean_rate(di->mean_bps, human, exact);
 			fputs("<tr class=\"ind-row\" data-pod=\"", f);
 			pc_html_escape(f, ind.id);
 			fprintf(f, "\" data-dir=\"%s\">", pc_dir_name((enum pc_dir)d));
@@ -220,20 +249,20 @@ pcv_html_indicators(const struct pc_verify *v, FILE *f)
 			fprintf(f, "<td data-k=\"periodicity.periodic\" class=\"%s\">%s</td>",
 				di->period.periodic ? "bad" : "held",
 				di->period.periodic ? "yes" : "no");
-			pcv_td_str(f, "mean_bps", mean);
-			pcv_td_u64(f, "peak_bps", di->peak_bps);
+			pcv_td_human(f, "mean_bps", human, exact);
+			pcv_td_rate(f, "peak_bps", di->peak_bps);
 			fputs("</tr>\n", f);
 		}
 	}
 	fputs("</table>\n<h3>Exfiltration bound (up: pod to fabric)</h3>\n<table "
-	      "id=\"exfil-table\">\n<tr><th>pod</th><th>up/down symmetry</th><th>passed up "
-	      "(bytes)</th><th>time unlogged (ns)</th><th>allowance unlogged (bytes)</th>"
-	      "<th>most that could have left (bytes)</th>",
+	      "id=\"exfil-table\">\n<tr><th>pod</th><th>up/down symmetry</th><th>passed up</th>"
+	      "<th>time unlogged</th><th>allowance unlogged</th>"
+	      "<th>most that could have left</th>",
 	      f);
 	if (model > 0) {
 		fputs("<th>", f);
 		pcv_html_size(f, model);
-		fputs(" at mean rate (s)</th><th>at peak rate (s)</th><th>at the cap (s)</th>", f);
+		fputs(" at mean rate</th><th>at peak rate</th><th>at the cap</th>", f);
 	}
 	fputs("</tr>\n", f);
 	for (uint32_t i = 0; i < v->npods; i++) {
@@ -247,11 +276,11 @@ pcv_html_indicators(const struct pc_verify *v, FILE *f)
 		fputs("\">", f);
 		pcv_td_str(f, "pod", ind.id);
 		pcv_td_str(f, "symmetry", s);
-		pcv_td_u128(f, "exfiltration.passed_up_bytes", ind.passed_up);
-		pcv_td_u64(f, "exfiltration.unaccounted_ns", ind.unaccounted_ns);
+		pcv_td_bytes(f, "exfiltration.passed_up_bytes", ind.passed_up);
+		pcv_td_duration(f, "exfiltration.unaccounted_ns", ind.unaccounted_ns);
 		if (ind.bounded) {
-			pcv_td_u128(f, "exfiltration.unlogged_allowance_bytes", ind.unlogged);
-			pcv_td_u128(f, "exfiltration.bound_bytes", ind.bound);
+			pcv_td_bytes(f, "exfiltration.unlogged_allowance_bytes", ind.unlogged);
+			pcv_td_bytes(f, "exfiltration.bound_bytes", ind.bound);
 		} else {
 			fputs("<td>unbounded</td><td class=\"bad\">unbounded</td>", f);
 		}
@@ -264,10 +293,8 @@ pcv_html_indicators(const struct pc_verify *v, FILE *f)
 							     "model_transfer_s.peak_rate",
 							     "model_transfer_s.cap" };
 
-			for (int k = 0; k < 3; k++) {
-				pcv_format_seconds(t[k], s, sizeof(s));
-				pcv_td_str(f, keys[k], t[k] < 0 ? "never" : s);
-			}
+			for (int k = 0; k < 3; k++)
+				td_transfer(f, keys[k], t[k]);
 		}
 		fputs("</tr>\n", f);
 	}

@@ -448,15 +448,15 @@ html_pod_rows(const struct pc_verify *v, FILE *f)
 			pcv_td_str(f, "pod", v->pods[i].id);
 			pcv_td_str(f, "dir", pc_dir_name((enum pc_dir)d));
 			pcv_td_u64(f, "windows", t->windows);
-			pcv_td_u128(f, "bytes", t->bytes);
+			pcv_td_bytes(f, "bytes", t->bytes);
 			pcv_td_u128(f, "frames", t->frames);
-			pcv_td_u64(f, "peak_bytes", t->peak_bytes);
+			pcv_td_bytes(f, "peak_bytes", t->peak_bytes);
 			fputs("<td data-k=\"peak_window\">", f);
 			if (t->windows > 0)
 				pcv_html_time(f, t->peak_window_start_ns);
 			fputs("</td>", f);
 			if (t->windows > 0 && t->peak_permille != UINT64_MAX)
-				pcv_td_u64(f, "peak_permille", t->peak_permille);
+				pcv_td_permille(f, "peak_permille", t->peak_permille);
 			else
 				fputs("<td data-k=\"peak_permille\"></td>", f);
 			pcv_td_u64(f, "windows_at_cap", t->at_cap);
@@ -484,7 +484,7 @@ html_drop_rows(const struct pc_verify *v, FILE *f)
 				pcv_td_u128(f, key, t->drop_frames[k]);
 				snprintf(key, sizeof(key), "drops.%s.bytes",
 					 pc_pod_drop_name((enum pc_pod_drop)k));
-				pcv_td_u128(f, key, t->drop_bytes[k]);
+				pcv_td_bytes(f, key, t->drop_bytes[k]);
 			}
 			fputs("</tr>\n", f);
 		}
@@ -515,7 +515,7 @@ html_links(const struct totals *t, FILE *f)
 				snprintf(key, sizeof(key), "%s.frames", n);
 				pcv_td_u128(f, key, t->links[i].frames[d][k]);
 				snprintf(key, sizeof(key), "%s.bytes", n);
-				pcv_td_u128(f, key, t->links[i].bytes[d][k]);
+				pcv_td_bytes(f, key, t->links[i].bytes[d][k]);
 			}
 			fputs("</tr>\n", f);
 		}
@@ -527,7 +527,7 @@ totals_html(const struct pc_verify *v, const void *st, FILE *f)
 {
 	fputs("<section id=\"pods\">\n<h2>Pods</h2>\n<table id=\"pod-table\">\n<tr><th>pod</th>"
 	      "<th>dir</th><th>windows</th><th>bytes</th><th>frames</th><th>peak bytes</th>"
-	      "<th>peak window</th><th>peak &permil; of cap</th><th>windows at cap</th>"
+	      "<th>peak window</th><th>peak, % of cap</th><th>windows at cap</th>"
 	      "<th>promise</th></tr>\n",
 	      f);
 	html_pod_rows(v, f);

@@ -13,8 +13,9 @@ protocol (--remote-debugging-pipe), which lists every request the page
 makes (the page itself must be the only one: nothing fetched), once for a
 screenshot (--screenshot) and once for the DOM as rendered (--dump-dom),
 which is then checked against the JSON: one plot per pod and direction,
-the verdict text, the tables' numbers; for a fleet, the failed appliances
-first. Prints one PASS or FAIL line per check; exit 1 if any failed.
+the verdict text, the tables' numbers as a person reads them ("37.5 GB")
+with every digit in the cell's tooltip ("37500000000 B"); for a fleet,
+the failed appliances first. Prints one PASS or FAIL line per check; exit 1 if any failed.
 """
 
 import html.parser
@@ -185,16 +186,50 @@ class Dom(html.parser.HTMLParser):
             out.append(i)
         return out
 
-    def cells(self, row):
-        """data-k -> text of the cells after element `row` up to the next row."""
+    def cells(self, row, attr=None):
+        """data-k -> text (or attribute attr) of the cells after element `row` up to the next row."""
         out = {}
         for i in range(row + 1, len(self.elems)):
             t, a = self.elems[i]
             if t == "tr":
                 break
             if "data-k" in a:
-                out[a["data-k"]] = self.text[i].strip()
+                out[a["data-k"]] = self.text[i].strip() if attr is None else a.get(attr)
         return out
+
+    def titles(self, row):
+        """data-k -> the title (tooltip) of the cells of a row: a rounded figure's every digit."""
+        return self.cells(row, "title")
+
+
+def human(x, units):
+    """podcap's figure for people (verify/format.c): exact below 1000, then three
+    significant digits rounded half up, trailing zeros dropped, 1000 carried."""
+    if x < 1000:
+        return "%d %s" % (x, units[0])
+    u, scale = 0, 1
+    while u + 1 < len(units) and x >= scale * 1000:
+        u, scale = u + 1, scale * 1000
+    dec, digits = _sig3(x, scale)
+    if digits >= 1000 * 10 ** dec and u + 1 < len(units):
+        u, scale = u + 1, scale * 1000
+        dec, digits = _sig3(x, scale)
+    ip, fp = divmod(digits, 10 ** dec)
+    frac = ("%0*d" % (dec, fp)).rstrip("0") if fp else ""
+    return "%d%s %s" % (ip, "." + frac if frac else "", units[u])
+
+
+def _sig3(x, scale):
+    dec = 2 if x < 10 * scale else 1 if x < 100 * scale else 0
+    return dec, (x * 10 ** dec * 2 + scale) // (2 * scale)
+
+
+def human_bytes(b):
+    return human(b, ["B", "kB", "MB", "GB", "TB", "PB", "EB"])
+
+
+def human_rate(bps):
+    return human(bps, ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", "Pbit/s", "Ebit/s"])
 
 
 def render(page, shot, tmp):
@@ -230,11 +265,22 @@ def check_appliance(d, rep, scope=None):
         rows = [i for i in d.find("tr", cls="pod-row", data_pod=p["pod"], data_dir=p["dir"])
                 if scope is None or i > scope]
         c = d.cells(rows[0]) if rows else {}
-        want = {k: str(p[k]) for k in ("windows", "bytes", "frames", "peak_bytes",
-                                        "windows_at_cap")}
+        t = d.titles(rows[0]) if rows else {}
+        want = {k: str(p[k]) for k in ("windows", "frames", "windows_at_cap")}
         got = {k: c.get(k) for k in want}
         check(got == want, "%s: pod %s %s table equals the JSON: %s" % (name, p["pod"],
                                                                          p["dir"], got))
+        # what a person reads: bytes rounded, every digit in the cell's tooltip
+        for k in ("bytes", "peak_bytes"):
+            shown = (c.get(k), t.get(k))
+            check(shown == (human_bytes(p[k]), "%d B" % p[k]),
+                  "%s: pod %s %s %s reads %r, its title %r (the JSON's %d)" % (
+                      name, p["pod"], p["dir"], k, shown[0], shown[1], p[k]))
+        if p.get("peak_permille") is not None:
+            pm = p["peak_permille"]
+            check(c.get("peak_permille") == "%d.%d %%" % divmod(pm, 10),
+                  "%s: pod %s %s peak reads %r of the cap (the JSON's %d per mille)" % (
+                      name, p["pod"], p["dir"], c.get("peak_permille"), pm))
     if scope is None:
         check(len(d.find("svg", cls="plot")) == len(rep["pods"]),
               "%d plots, one per pod and direction" % len(rep["pods"]))
@@ -244,17 +290,23 @@ def check_appliance(d, rep, scope=None):
             for dr in ("up", "down"):
                 rows = d.find("tr", cls="ind-row", data_pod=p["pod"], data_dir=dr)
                 c = d.cells(rows[0]) if rows else {}
+                t = d.titles(rows[0]) if rows else {}
+                bps = p[dr]["peak_bps"]
                 want = {"windows_near_cap": str(p[dr]["windows_near_cap"]),
                         "longest_near_cap_run": str(p[dr]["longest_near_cap_run"]),
-                        "peak_bps": str(p[dr]["peak_bps"])}
+                        "peak_bps": human_rate(bps), "peak_bps title": "%d bit/s" % bps}
                 got = {k: c.get(k) for k in want}
+                got["peak_bps title"] = t.get("peak_bps")
                 check(got == want, "indicators of %s %s equal the JSON's: %s" % (
                     p["pod"], dr, got))
             rows = d.find("tr", cls="exfil-row", data_pod=p["pod"])
             c = d.cells(rows[0]) if rows else {}
+            t = d.titles(rows[0]) if rows else {}
             b = p["exfiltration"]["bound_bytes"]
-            check(c.get("exfiltration.bound_bytes") == str(b),
-                  "exfiltration bound of %s is the JSON's %s" % (p["pod"], b))
+            k = "exfiltration.bound_bytes"
+            check((c.get(k), t.get(k)) == (human_bytes(b), "%d B" % b),
+                  "exfiltration bound of %s reads %r, title %r: the JSON's %s" % (
+                      p["pod"], c.get(k), t.get(k), b))
 
 
 def main():

@@ -111,11 +111,32 @@ test_page_of_a_verified_log(void **state)
 	assert_non_null(verdict);
 	assert_true(verdict < strstr(html, "<section id=\"pods\">"));
 	assert_non_null(strstr(verdict, "<div class=\"line\" data-k=\"result\">verified: "));
-	/* the pod table's bytes are the totals */
+	/* the pod table's bytes are the totals: for people, every digit in the title */
 	for (uint64_t w = 0; w < DAY; w++)
 		bytes += trickle_up(w);
-	snprintf(want, sizeof(want), "<td class=\"n\" data-k=\"bytes\">%" PRIu64 "</td>", bytes);
-	assert_non_null(strstr(strstr(html, "data-dir=\"up\">"), want));
+	assert_int_equal(bytes, 7529642300ULL);
+	snprintf(want, sizeof(want),
+		 "<td class=\"n\" data-k=\"bytes\" title=\"%" PRIu64 " B\">7.53 GB</td>", bytes);
+	const char *up = strstr(html, "<tr class=\"pod-row\" data-pod=\"pod-a\" data-dir=\"up\">");
+	assert_non_null(up);
+	assert_non_null(strstr(up, want));
+	/* the burst filled its window: the peak is all of the cap, as a percentage */
+	snprintf(want, sizeof(want),
+		 "<td class=\"n\" data-k=\"peak_bytes\" title=\"%" PRIu64 " B\">7.5 GB</td>",
+		 (uint64_t)PCT_CAP_WINDOW);
+	assert_non_null(strstr(up, want));
+	assert_non_null(strstr(
+	    up,
+	    "<td class=\"n\" data-k=\"peak_permille\" title=\"1000 \xe2\x80\xb0\">100.0 %</td>"));
+	assert_non_null(strstr(html, "<th>peak, % of cap</th>"));
+	/* the gap's time in the events table: three windows of a minute */
+	assert_non_null(strstr(html,
+			       "<td class=\"n\" data-k=\"total_ns\" "
+			       "title=\"180000000000 ns\">3 min 0 s</td>"));
+	/* no figure a person reads as a count of nanoseconds */
+	assert_null(strstr(html, "(ns)"));
+	/* the plot's axis in bytes for people too */
+	assert_non_null(strstr(html, "text-anchor=\"end\">0 B</text>"));
 	/* the gap is marked on the time axis, in each plot */
 	assert_int_equal(count(html, "class=\"ev ev-gap\""), 2);
 	/* nothing to fetch, nothing to run */
@@ -205,7 +226,17 @@ test_indicators_in_json_and_page(void **state)
 	assert_non_null(strstr(json, "\"model_transfer_s\": {\"mean_rate\": "));
 	/* 70 GB at 1 Gbit/s: 560 s, in both */
 	assert_non_null(strstr(json, "\"cap\": 560.0}"));
-	assert_non_null(strstr(html, "<td data-k=\"model_transfer_s.cap\">560.0</td>"));
+	assert_non_null(strstr(html,
+			       "<td class=\"n\" data-k=\"model_transfer_s.cap\" "
+			       "title=\"560.0 s\">9 min 20 s</td>"));
+	assert_non_null(strstr(html, "<th>70 GB at mean rate</th>"));
+	/* the rates: 21.2 kB in the busiest minute, 4.12 MB in 200 */
+	assert_non_null(strstr(html,
+			       "<td class=\"n\" data-k=\"peak_bps\" "
+			       "title=\"2826 bit/s\">2.83 kbit/s</td>"));
+	assert_non_null(strstr(html,
+			       "<td class=\"n\" data-k=\"mean_bps\" "
+			       "title=\"2745 bit/s\">2.75 kbit/s</td>"));
 	assert_non_null(strstr(html, "<h2>Indicators (not findings)</h2>"));
 	free(json);
 	free(html);
