@@ -16,6 +16,7 @@
 #include "base/fileio.h"
 #include "base/hex.h"
 #include "base/id.h"
+#include "base/units.h"
 #include "fleet.h"
 
 #include "podmap/config_impl.h"
@@ -253,6 +254,24 @@ tls_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fleet_app
 	return 1;
 }
 
+/* podcap-monitor's pull interval: a duration of at least a second, at most a day. */
+static int
+interval_of(struct fctx *c, const yaml_node_t *v, struct pc_fleet_appliance *a)
+{
+	const char *s;
+	struct pc_error e;
+
+	if (a->interval_ns != 0)
+		return fail(c, v, "interval given twice");
+	if (scalar(c, "interval", v, &s) < 0)
+		return -1;
+	if (pc_parse_duration(s, &a->interval_ns, &e) < 0)
+		return fail(c, v, "interval: %s", e.msg);
+	if (a->interval_ns < PC_FLEET_MIN_INTERVAL_NS || a->interval_ns > PC_FLEET_MAX_INTERVAL_NS)
+		return fail(c, v, "interval must be from 1s to 24h");
+	return 0;
+}
+
 static int
 appliance_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fleet_appliance *a)
 {
@@ -294,6 +313,8 @@ appliance_key(struct fctx *c, const char *k, const yaml_node_t *v, struct pc_fle
 						       &a->nauditor_keys, PC_FLEET_MAX_KEYS);
 	if (strcmp(k, "taps") == 0)
 		return a->ntaps > 0 ? fail(c, v, "taps given twice") : taps_of(c, v, a);
+	if (strcmp(k, "interval") == 0)
+		return interval_of(c, v, a);
 	return tls_key(c, k, v, a);
 }
 
@@ -319,7 +340,7 @@ appliance(struct fctx *c, const yaml_node_t *n, struct pc_fleet_appliance *a)
 			    c, k,
 			    "unknown key '%.64s' in an appliance (name, url, ledger, key, "
 			    "pod_maps, state, witnesses, attest, declarations, auditor_keys, "
-			    "assignment, taps, ca, pin, cert, cert_key)",
+			    "assignment, taps, ca, pin, cert, cert_key, interval)",
 			    ks);
 	}
 	if (a->name[0] == '\0')

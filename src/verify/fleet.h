@@ -21,6 +21,8 @@
  *	    pin: [sha256:HEX]            (optional, https: each --pin, at most 4; may be a string)
  *	    cert: tls/verifier.crt       (optional, https: --cert, with cert_key: --cert-key)
  *	    cert_key: tls/verifier.key
+ *	    interval: 5m                 (optional: podcap-monitor's pull interval, 1s to 24h;
+ *	                                  podcap-verify reads it and does not use it)
  *
  * Relative paths are taken from the fleet file's directory. Errors are
  * positioned, as for a pod map: file:line:col: message. An entry's TLS
@@ -31,6 +33,7 @@
 #define PODCAP_FLEET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "base/id.h"
@@ -41,6 +44,10 @@
 #define PC_FLEET_DEFAULT_JOBS   4
 #define PC_FLEET_MAX_KEYS       16 /* witnesses, auditor keys and taps, each */
 #define PC_FLEET_MAX_PINS       4  /* pin: as many as --pin takes */
+
+/* podcap-monitor's pull interval, per entry */
+#define PC_FLEET_MIN_INTERVAL_NS 1000000000ull
+#define PC_FLEET_MAX_INTERVAL_NS (86400ull * 1000000000ull)
 
 /* A tap the verifier owns: its log (exactly one of url and ledger) and its key. */
 struct pc_fleet_tap {
@@ -72,7 +79,8 @@ struct pc_fleet_appliance {
 	size_t npins;
 	char *cert; /* with cert_key, or neither */
 	char *cert_key;
-	unsigned line; /* where it is declared, for messages */
+	uint64_t interval_ns; /* podcap-monitor's pull interval; 0 when the entry gives none */
+	unsigned line;        /* where it is declared, for messages */
 };
 
 struct pc_fleet {

@@ -235,7 +235,34 @@ static const struct bad bad[] = {
 	{ "appliances:\n  - {name: a, url: https://x, key: k, pin: " PIN64 ", pin: " PIN64 "}\n", 2,
 	  0, "pin given twice" },
 	{ "appliances:\n  - {name: a, url: https://x, key: k, pin: []}\n", 2, 44, "pin is empty" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, interval: soon}\n", 2, 0, "interval: " },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, interval: 500ms}\n", 2, 0,
+	  "interval must be from 1s to 24h" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, interval: 25h}\n", 2, 0,
+	  "interval must be from 1s to 24h" },
+	{ "appliances:\n  - {name: a, ledger: l, key: k, interval: 1m, interval: 2m}\n", 2, 0,
+	  "interval given twice" },
 };
+
+/* podcap-monitor's pull interval: a duration per entry, 0 when the entry gives none. */
+static void
+test_load_interval(void **state)
+{
+	struct pc_fleet fl;
+	struct pc_error err;
+
+	(void)state;
+	write_fleet("appliances:\n"
+		    "  - {name: a, ledger: l, key: k, interval: 5m}\n"
+		    "  - {name: b, ledger: l, key: k, interval: 1s}\n"
+		    "  - {name: c, ledger: l, key: k}\n");
+	assert_int_equal(pc_fleet_load(file, &fl, &err), 0);
+	assert_int_equal(fl.n, 3);
+	assert_int_equal(fl.a[0].interval_ns, 300ull * 1000000000ull);
+	assert_int_equal(fl.a[1].interval_ns, 1000000000ull);
+	assert_int_equal(fl.a[2].interval_ns, 0);
+	pc_fleet_free(&fl);
+}
 
 static void
 test_refused(void **state)
@@ -262,9 +289,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_load),
-		cmocka_unit_test(test_load_trust),
-		cmocka_unit_test(test_load_tls),
+		cmocka_unit_test(test_load),     cmocka_unit_test(test_load_trust),
+		cmocka_unit_test(test_load_tls), cmocka_unit_test(test_load_interval),
 		cmocka_unit_test(test_refused),
 	};
 
