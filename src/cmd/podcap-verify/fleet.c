@@ -63,9 +63,8 @@ fleet_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
-/* The options that take an argument, as podcap-verify's own parser knows them. */
-static bool
-takes_arg(const char *opt)
+bool
+vf_fleet_takes_arg(const char *opt)
 {
 	static const char *const with[] = { "--now",
 					    "--clock-skew",
@@ -114,7 +113,7 @@ parse_fleet_args(int argc, char **argv, struct fleet_opts *o)
 			o->jobs = (int)j;
 		} else if (strcmp(a, "--indicators") == 0) {
 			vf_option_set(&o->common, a + 2, NULL);
-		} else if (takes_arg(a) && i + 1 < argc) {
+		} else if (vf_fleet_takes_arg(a) && i + 1 < argc) {
 			vf_option_set(&o->common, a + 2, argv[++i]);
 		} else {
 			fleet_die(
@@ -192,12 +191,10 @@ tls(struct vf_options *o, const struct pc_fleet_appliance *a)
 	}
 }
 
-/* The appliance's own options over the fleet-wide ones, checked as the command line's. */
-static void
-appliance_options(struct vf_options *o, const struct run *r, const struct fleet_opts *fo)
+void
+vf_fleet_appliance_options(struct vf_options *o, const struct pc_fleet_appliance *a,
+			   const char *html)
 {
-	const struct pc_fleet_appliance *a = r->a;
-
 	o->key = a->key;
 	o->url = a->url;
 	o->ledger = a->ledger;
@@ -207,7 +204,7 @@ appliance_options(struct vf_options *o, const struct run *r, const struct fleet_
 	scope(o, a);
 	trust(o, a);
 	tls(o, a);
-	o->html = fo->html != NULL ? r->html : NULL;
+	o->html = html;
 	vf_options_check(o);
 }
 
@@ -222,7 +219,7 @@ child(struct run *r, const struct fleet_opts *fo, vf_run_fn run)
 	if (out < 0 || err < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(2);
 	o = fo->common;
-	appliance_options(&o, r, fo);
+	vf_fleet_appliance_options(&o, r->a, fo->html != NULL ? r->html : NULL);
 	fflush(NULL);
 	exit(run(&o));
 }
@@ -343,18 +340,32 @@ print_json(FILE *f, const char *file, struct run *const *order, size_t n, size_t
 	fprintf(f, "\n  ],\n  \"ok\": %s\n}\n", nfailed == 0 ? "true" : "false");
 }
 
+/* What a child wrote to one of its files, or an empty string when path is NULL. */
+static char *
+slurp_or_empty(const char *path, size_t *len)
+{
+	char *buf;
+
+	if (path != NULL)
+		return slurp(path, len);
+	if ((buf = calloc(1, 1)) == NULL)
+		fleet_die(2, "out of memory");
+	*len = 0;
+	return buf;
+}
+
 /* The <article> of the appliance's own page, which its child wrote. */
 static void
-html_article(FILE *f, const struct run *r)
+html_article(FILE *f, const struct vf_fleet_row *r)
 {
 	size_t len;
-	char *page = slurp(r->html, &len), *from = strstr(page, "<article"),
+	char *page = slurp_or_empty(r->html, &len), *from = strstr(page, "<article"),
 	     *to = from != NULL ? strstr(from, "</article>\n") : NULL;
 
 	if (to != NULL) {
 		fwrite(from, 1, (size_t)(to - from) + 11, f);
 	} else {
-		char *err = slurp(r->err, &len);
+		char *err = slurp_or_empty(r->err, &len);
 
 		fputs("<article class=\"appliance\" data-ok=\"false\"><section class=\"verdict "
 		      "failed\"><div class=\"line\">could not verify: <pre>",
@@ -366,14 +377,17 @@ html_article(FILE *f, const struct run *r)
 	free(page);
 }
 
-static void
-print_html(const char *path, struct run *const *order, size_t n, size_t nfailed)
+static const char *
+row_verdict(const struct vf_fleet_row *r)
 {
-	FILE *f = fopen(path, "w");
+	return r->status == 0 ? "verified" : r->status == 1 ? "FAILED" : "ERROR";
+}
+
+void
+vf_fleet_page(FILE *f, const struct vf_fleet_row *rows, size_t n, size_t nfailed)
+{
 	char title[128];
 
-	if (f == NULL)
-		fleet_die(2, "%s: %s", path, strerror(errno));
 	snprintf(title, sizeof(title), "podcap fleet verification: %zu appliance%s, %zu failed", n,
 		 n == 1 ? "" : "s", nfailed);
 	pc_html_begin(f, title);
@@ -387,20 +401,40 @@ print_html(const char *path, struct run *const *order, size_t n, size_t nfailed)
 		fprintf(
 		    f,
 		    "<tr class=\"fleet-row\" data-name=\"%s\" data-status=\"%d\"><td>%s</td><td>",
-		    order[i]->a->name, order[i]->status, order[i]->a->name);
-		pc_html_escape(f, source(order[i]));
-		fprintf(f, "</td><td class=\"%s\">%s</td></tr>\n",
-			order[i]->status ? "bad" : "held", verdict(order[i]));
+		    rows[i].name, rows[i].status, rows[i].name);
+		pc_html_escape(f, rows[i].source);
+		fprintf(f, "</td><td class=\"%s\">%s</td></tr>\n", rows[i].status ? "bad" : "held",
+			row_verdict(&rows[i]));
 	}
 	fputs("</table>\n</section>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f,
 			"<section class=\"fleet-appliance\" data-name=\"%s\">\n<h2>%s: %s</h2>\n",
-			order[i]->a->name, order[i]->a->name, verdict(order[i]));
-		html_article(f, order[i]);
+			rows[i].name, rows[i].name, row_verdict(&rows[i]));
+		html_article(f, &rows[i]);
 		fputs("</section>\n", f);
 	}
 	pc_html_end(f);
+}
+
+static void
+print_html(const char *path, struct run *const *order, size_t n, size_t nfailed)
+{
+	FILE *f = fopen(path, "w");
+	struct vf_fleet_row *rows = calloc(n, sizeof(*rows));
+
+	if (f == NULL)
+		fleet_die(2, "%s: %s", path, strerror(errno));
+	if (rows == NULL)
+		fleet_die(2, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		rows[i] = (struct vf_fleet_row){ .name = order[i]->a->name,
+						 .source = source(order[i]),
+						 .status = order[i]->status,
+						 .html = order[i]->html,
+						 .err = order[i]->err };
+	vf_fleet_page(f, rows, n, nfailed);
+	free(rows);
 	if (ferror(f) || fclose(f) != 0)
 		fleet_die(2, "%s: %s", path, strerror(errno));
 }
