@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * podcap-monitor's HTTP side over libmicrohttpd, read-only: GET (and
+ * HEAD) /metrics, /status.json, / (the fleet page) and
+ * /appliances/<name>/report.html; anything else is 404, any other method
+ * 405. Over TLS (--tls-cert, --tls-key) with src/http's credential set, as
+ * podcap-witness; with --client-ca every route wants a client certificate
+ * that chains to it (docs/tls.md). The pages are served with the CSP of
+ * their own <meta>: nothing on them may be fetched, whatever a log holds.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "http/http.h"
+#include "http/tls.h"
+#include "http/tls_session.h"
+
+#include "monitor.h"
+
+#define POOL_THREADS    2
+#define MAX_CONNECTIONS 64
+#define MAX_PER_CLIENT  16
+#define IDLE_TIMEOUT    10
+#define PAGE_CSP        "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+#define OPT(o, v, p)    ((struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
+
+struct mon_server {
+	struct MHD_Daemon *d;
+	struct mon *m;
+	struct pc_tls *tls;
+	uint16_t port;
+};
+
+/* Sends body (malloc'ed, freed by libmicrohttpd), or a 500 when it is NULL. */
+static enum MHD_Result
+send_owned(struct MHD_Connection *c, unsigned status, const char *ctype, char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	bool page = strncmp(ctype, "text/html", 9) == 0;
+
+	if (body == NULL) {
+		static const char oom[] = "out of memory\n";
+		r = MHD_create_response_from_buffer(sizeof(oom) - 1, (void *)(uintptr_t)oom,
+						    MHD_RESPMEM_PERSISTENT);
+		status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+		ctype = "text/plain; charset=utf-8";
+	} else {
+		r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	}
+	if (r == NULL) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (page) {
+		MHD_add_response_header(r, "Content-Security-Policy", PAGE_CSP);
+		MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	}
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result
+send_text(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	return send_owned(c, status, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
+}
+
+/* With --client-ca, the client's certificate must chain to it; NULL when it may read. */
+static const char *
+refused(struct mon_server *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i;
+	struct pc_http_peer p;
+	char subject[PC_SUBJECT_LEN];
+
+	if (s->tls == NULL)
+		return NULL;
+	i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (i == NULL)
+		return "forbidden: no_certificate\n";
+	pc_tls_session_peer(s->tls, (gnutls_session_t)i->tls_session, &p, subject, sizeof(subject));
+	switch (p.state) {
+	case PC_PEER_ANYONE:
+	case PC_PEER_TRUSTED:
+		return NULL;
+	case PC_PEER_EXPIRED:
+		return "forbidden: expired_certificate\n";
+	case PC_PEER_UNTRUSTED:
+		return "forbidden: untrusted_certificate\n";
+	case PC_PEER_NONE:
+	default:
+		return "forbidden: no_certificate\n";
+	}
+}
+
+/* "/appliances/<name>/report.html": the name's length, 0 when url is not of that form. */
+static size_t
+report_name(const char *url, char *name, size_t max)
+{
+	static const char head[] = "/appliances/", tail[] = "/report.html";
+	size_t len = strlen(url), h = sizeof(head) - 1, t = sizeof(tail) - 1;
+
+	if (len <= h + t || strncmp(url, head, h) != 0 || strcmp(url + len - t, tail) != 0)
+		return 0;
+	size_t n = len - h - t;
+	if (n >= max || memchr(url + h, '/', n) != NULL)
+		return 0;
+	memcpy(name, url + h, n);
+	name[n] = '\0';
+	return n;
+}
+
+static enum MHD_Result
+route(struct mon_server *s, struct MHD_Connection *c, const char *url)
+{
+	char name[PC_ID_LEN], *body;
+	size_t len = 0;
+
+	if (strcmp(url, "/metrics") == 0) {
+		body = mon_metrics(s->m, &len);
+		return send_owned(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body,
+				  len);
+	}
+	if (strcmp(url, "/status.json") == 0) {
+		body = mon_status_json(s->m, &len);
+		return send_owned(c, MHD_HTTP_OK, "application/json", body, len);
+	}
+	if (strcmp(url, "/") == 0) {
+		pthread_mutex_lock(&s->m->lock);
+		len = s->m->overview_len;
+		body = s->m->overview != NULL ? malloc(len + 1) : NULL;
+		if (body != NULL)
+			memcpy(body, s->m->overview, len);
+		pthread_mutex_unlock(&s->m->lock);
+		if (s->m->overview == NULL)
+			return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+					 "no appliance has been pulled yet\n");
+		return send_owned(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, len);
+	}
+	if (report_name(url, name, sizeof(name)) != 0) {
+		body = mon_report_page(s->m, name, &len);
+		if (body == NULL)
+			return send_text(c, MHD_HTTP_NOT_FOUND,
+					 "no report of that appliance (yet)\n");
+		return send_owned(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, len);
+	}
+	return send_text(c, MHD_HTTP_NOT_FOUND,
+			 "not found: /, /metrics, /status.json, /appliances/<name>/report.html\n");
+}
+
+static enum MHD_Result
+handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+       const char *version, const char *data, size_t *data_size, void **con_cls)
+{
+	struct mon_server *s = cls;
+	const char *no;
+
+	(void)version;
+	(void)data;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET and HEAD\n");
+	if (*data_size != 0)
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
+	if ((no = refused(s, c)) != NULL)
+		return send_text(c, MHD_HTTP_FORBIDDEN, no);
+	return route(s, c, url);
+}
+
+/* Before the handshake: the set's credentials, and a certificate asked of the client. */
+static void
+notify(void *cls, struct MHD_Connection *c, void **socket_context,
+       enum MHD_ConnectionNotificationCode code)
+{
+	struct mon_server *s = cls;
+	const union MHD_ConnectionInfo *i;
+
+	(void)socket_context;
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (i != NULL)
+		pc_tls_session_setup(s->tls, (gnutls_session_t)i->tls_session);
+}
+
+static size_t
+tls_options(struct mon_server *s, struct MHD_OptionItem *o, unsigned *flags)
+{
+	size_t n = 0;
+
+	if (s->tls == NULL)
+		return 0;
+	*flags |= MHD_USE_TLS;
+	o[n++] = OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(uintptr_t)pc_tls_cert_pem(s->tls));
+	o[n++] = OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)(uintptr_t)pc_tls_key_pem(s->tls));
+	o[n++] = OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)(uintptr_t)pc_tls_priorities(s->tls));
+	o[n++] = OPT(MHD_OPTION_NOTIFY_CONNECTION, (uintptr_t)notify, s);
+	return n;
+}
+
+static struct MHD_Daemon *
+start(struct mon_server *s, const struct sockaddr_storage *ss, unsigned flags)
+{
+	struct MHD_OptionItem tls[8];
+
+	tls[tls_options(s, tls, &flags)] = OPT(MHD_OPTION_END, 0, NULL);
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
+				(const struct sockaddr *)ss, MHD_OPTION_THREAD_POOL_SIZE,
+				(unsigned int)POOL_THREADS, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)MAX_PER_CLIENT, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)IDLE_TIMEOUT, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+}
+
+struct mon_server *
+mon_serve(struct mon *m, struct pc_error *err)
+{
+	struct sockaddr_storage ss;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
+	int v6;
+
+	if (pc_http_parse_listen(m->listen, &ss, &v6) != 0) {
+		pc_error_set(err, "--listen %s: not an address (want 127.0.0.1:9190 or [::1]:9190)",
+			     m->listen);
+		return NULL;
+	}
+	struct mon_server *s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		pc_error_set(err, "out of memory");
+		return NULL;
+	}
+	s->m = m;
+	if (m->tls_cert != NULL &&
+	    (s->tls = pc_tls_load_files(m->tls_cert, m->tls_key, m->client_ca, err)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
+		flags |= MHD_USE_EPOLL;
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	errno = 0;
+	if ((s->d = start(s, &ss, flags)) == NULL) {
+		pc_error_set(err, "cannot listen on %s: %s", m->listen,
+			     errno != 0 ? strerror(errno) : "libmicrohttpd failed to start");
+		pc_tls_put(s->tls);
+		free(s);
+		return NULL;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info != NULL ? info->port : 0;
+	return s;
+}
+
+uint16_t
+mon_server_port(const struct mon_server *s)
+{
+	return s->port;
+}
+
+void
+mon_server_stop(struct mon_server *s)
+{
+	if (s == NULL)
+		return;
+	MHD_stop_daemon(s->d);
+	pc_tls_put(s->tls);
+	free(s);
+}
