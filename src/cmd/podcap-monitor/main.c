@@ -212,6 +212,8 @@ parse_args(int argc, char **argv, struct mon *m)
 
 /* ---- systemd ---- */
 
+static void notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void
 notify(const char *fmt, ...)
 {
