@@ -20,15 +20,31 @@ static struct pc_pod_ctr totals_pod[PC_MAX_PODS][PC_DIR_COUNT];
 static struct pc_link_ctr totals_link[PC_MAX_UPLINKS][PC_DIR_COUNT];
 static uint64_t last_bytes[PC_MAX_PODS][PC_DIR_COUNT];
 
+static void (*on_wait)(void);
+
+void
+pc_control_on_wait(void (*fn)(void))
+{
+	on_wait = fn;
+}
+
 static void
 wait_for_workers(uint64_t epoch)
 {
-	uint64_t warn = rte_get_timer_cycles() + rte_get_timer_hz();
+	uint64_t hz = rte_get_timer_hz();
+	uint64_t warn = rte_get_timer_cycles() + hz, hook = rte_get_timer_cycles() + hz / 20;
+
 	for (unsigned i = 0; i < pc_dp.nworkers; i++) {
 		while (__atomic_load_n(&pc_dp.workers[i]->acked_epoch, __ATOMIC_ACQUIRE) != epoch) {
-			if (rte_get_timer_cycles() > warn) {
+			uint64_t now = rte_get_timer_cycles();
+
+			if (now > warn) {
 				PC_LOG(WARNING, "worker %u has not switched windows for 1 s\n", i);
-				warn = rte_get_timer_cycles() + rte_get_timer_hz();
+				warn = now + hz;
+			}
+			if (now > hook && on_wait != NULL) {
+				on_wait();
+				hook = rte_get_timer_cycles() + hz / 20;
 			}
 			rte_pause();
 		}

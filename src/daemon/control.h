@@ -48,6 +48,12 @@ void pc_control_switch_stopped(void);
  * table in force from the boundary on if it came with it, else NULL.
  */
 struct pc_table *pc_control_close(uint64_t closed, uint64_t window_ns, struct pc_window *win);
+/*
+ * fn runs every 50 ms while pc_control_close waits for a worker, on the
+ * control thread: podcapd's watchdog check, so a worker wedged at a
+ * boundary is said to be (STATUS=, the log) as one wedged between them.
+ */
+void pc_control_on_wait(void (*fn)(void));
 /* Adds what a tap's ports could not deliver, from bank b, to win (tap.c). */
 void pc_tap_collect(struct pc_window *win, const struct pc_bank *b, unsigned nuplinks);
 /* Prints the per-window lines of win to stdout. */

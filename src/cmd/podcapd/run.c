@@ -494,7 +494,9 @@ serve(const char *path, struct pc_table *t, const uint16_t (*ports)[PC_DIR_COUNT
 	}
 	start_forwarding(&tl, t, window_ns, covered_ns);
 	watchdog_arm();
+	pc_control_on_wait(watchdog_check);
 	forward(path, &tl, ports, &generation);
+	pc_control_on_wait(NULL);
 	stop_forwarding(&tl);
 	witness_stop(witnessed);
 	pc_recorder_on_publish(NULL);
