@@ -57,6 +57,23 @@ is_vlan_tpid(uint16_t type)
 	    type == ETHERTYPE_QINQ_OLD;
 }
 
+/*
+ * The stack of a frame's tags (classify.h), from the TPID and TCI of its
+ * first two and how many it has.
+ */
+static inline uint32_t
+vlan_stack(unsigned tags, const uint16_t tpid[2], const uint16_t tci[2])
+{
+	if (tags == 0)
+		return PC_VLAN_NONE;
+	if (tags == 1)
+		return tpid[0] == ETHERTYPE_VLAN ? pc_vlan_one(tci[0]) : PC_VLAN_OTHER;
+	if (tags == 2 && (tpid[0] == ETHERTYPE_QINQ || tpid[0] == ETHERTYPE_VLAN) &&
+	    tpid[1] == ETHERTYPE_VLAN)
+		return pc_vlan_two(tci[0], tci[1]);
+	return PC_VLAN_OTHER;
+}
+
 static inline void
 key_set_v4(struct pc_frame_key *key, const uint8_t *addr)
 {
@@ -177,23 +194,31 @@ pc_classify(const uint8_t *frame, uint32_t len, enum pc_dir dir,
 {
 	enum pc_class cls;
 	uint32_t off = ETH_TYPE_OFF;
-	uint16_t type;
+	uint16_t type, tpid[2] = { 0, 0 }, tci[2] = { 0, 0 };
 	unsigned int tags = 0;
 
 	key->ethertype = 0;
 	key->l3_offset = 0;
+	key->vlan = PC_VLAN_NONE;
 	if (len < ETH_HLEN)
 		goto malformed;
 
 	type = pc_load_be16(frame + off);
 	while (is_vlan_tpid(type)) {
 		/* The tag's TCI plus the next type field must be present. */
-		if (++tags > VLAN_MAX_TAGS || len - off < VLAN_TAG_LEN + 2)
+		if (++tags > VLAN_MAX_TAGS || len - off < VLAN_TAG_LEN + 2) {
+			key->vlan = PC_VLAN_OTHER;
 			goto malformed;
+		}
+		if (tags <= 2) {
+			tpid[tags - 1] = type;
+			tci[tags - 1] = pc_load_be16(frame + off + 2);
+		}
 		off += VLAN_TAG_LEN;
 		type = pc_load_be16(frame + off);
 	}
 	off += 2;
+	key->vlan = vlan_stack(tags, tpid, tci);
 	key->ethertype = type;
 	key->l3_offset = (uint16_t)off;
 

@@ -12,6 +12,10 @@
  *                    down: target address
  *   ND advertisement up: target address        down: destination address
  *
+ * It also returns the frame's tag stack (key.vlan, below): a pod given
+ * pods[].vlan is one only in frames of its stack (pc_vlan_admits), which the
+ * pod's switch inserts and the pod cannot choose.
+ *
  * An LLDP frame (ethertype 0x88cc, behind the same tags) is PC_CLASS_LLDP,
  * whatever its payload: it is addressed to the switch on the port it came
  * from, and pc_lldp_parse_frame() reads it.
@@ -41,17 +45,63 @@ enum pc_class {
 	PC_CLASS_LLDP,         /* ethertype 0x88cc (shape/lldp.h): link-local, never forwarded */
 };
 
+/*
+ * A tag stack as one word, for the pod map and the classifier alike, so that
+ * the data path compares one integer: no tag is PC_VLAN_NONE; one 802.1Q
+ * tag (TPID 0x8100) is pc_vlan_one(vid); two tags, the outer an 802.1ad
+ * S-tag (0x88a8) or an 802.1Q tag (0x8100, as switches configured for
+ * double 802.1Q send) and the inner an 802.1Q tag, are pc_vlan_two(outer,
+ * inner). Any other stack (a 0x9100 or a lone 0x88a8 tag, an inner 0x88a8,
+ * three or four tags) is PC_VLAN_OTHER, which no pod has. Only the 12-bit
+ * VLAN ids count: priority and DEI bits are the switch's business.
+ */
+#define PC_VLAN_NONE   0u
+#define PC_VLAN_OTHER  (3u << 24)
+#define PC_VLAN_ID_MAX 4094u
+
+static inline uint32_t
+pc_vlan_one(uint16_t vid)
+{
+	return (1u << 24) | (vid & 0xfffu);
+}
+
+static inline uint32_t
+pc_vlan_two(uint16_t outer, uint16_t inner)
+{
+	return (2u << 24) | ((uint32_t)(outer & 0xfffu) << 12) | (inner & 0xfffu);
+}
+
+/* How many tags a stack of pc_vlan_one() or pc_vlan_two() has (0 for none). */
+static inline unsigned
+pc_vlan_tags(uint32_t vlan)
+{
+	return vlan >> 24;
+}
+
+/*
+ * A pod whose stack is pod_vlan may own a frame of stack frame_vlan: any
+ * frame for a pod without one (PC_VLAN_NONE, as before pods had tags), else
+ * only a frame of exactly its stack.
+ */
+static inline bool
+pc_vlan_admits(uint32_t pod_vlan, uint32_t frame_vlan)
+{
+	return pod_vlan == PC_VLAN_NONE || pod_vlan == frame_vlan;
+}
+
 struct pc_frame_key {
 	uint8_t addr[16];      /* network byte order */
 	uint16_t ethertype;    /* innermost ethertype, host order */
 	uint16_t l3_offset;    /* byte offset of the L3 header */
+	uint32_t vlan;         /* the tag stack, whatever the class; PC_VLAN_OTHER when cut
+				  inside its tags or more than four */
 };
 
 enum pc_class pc_classify(const uint8_t *frame, uint32_t len, enum pc_dir dir,
 			  struct pc_frame_key *key);
 
 /*
- * The common frame, decided inline: untagged IPv4 with a 20-byte header and
+ * The common frame, decided inline: untagged (its stack PC_VLAN_NONE) IPv4 with a 20-byte header and
  * a total length the frame holds. True, with the address that names the pod
  * (host order, as rte_lpm takes it), for such a frame; false for any other,
  * which pc_classify() must decide. Where it returns true, pc_classify()

@@ -16,6 +16,32 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The tag stack of a frame whose headers were read: the tags between the MACs and l3_offset. */
+static void
+check_vlan(const uint8_t *data, const struct pc_frame_key *key)
+{
+	unsigned tags = (key->l3_offset - 14u) / 4;
+	uint16_t tci0 = 0, tci1 = 0;
+
+	/* the first tag's TCI is at 14, the second's at 18: there only when those tags are */
+	if (tags >= 1)
+		tci0 = (uint16_t)(data[14] << 8 | data[15]);
+	if (tags >= 2)
+		tci1 = (uint16_t)(data[18] << 8 | data[19]);
+	if (tags == 0 && key->vlan != PC_VLAN_NONE)
+		abort();
+	if (tags > 2 && key->vlan != PC_VLAN_OTHER)
+		abort();
+	if (tags == 1 && key->vlan != PC_VLAN_OTHER && key->vlan != pc_vlan_one(tci0))
+		abort();
+	if (tags == 2 && key->vlan != PC_VLAN_OTHER && key->vlan != pc_vlan_two(tci0, tci1))
+		abort();
+	/* an inner tag is 802.1Q's, always */
+	if (tags >= 1 && key->vlan != PC_VLAN_OTHER &&
+	    (data[key->l3_offset - 6] != 0x81 || data[key->l3_offset - 5] != 0x00))
+		abort();
+}
+
 static void
 check(const uint8_t *data, size_t size, const struct pc_frame_key *key,
     enum pc_class cls)
@@ -45,10 +71,11 @@ check(const uint8_t *data, size_t size, const struct pc_frame_key *key,
 	case PC_CLASS_MALFORMED:
 		if (memcmp(key->addr, zero, 16) != 0)
 			abort();
-		break;
+		return;
 	default:
 		abort();
 	}
+	check_vlan(data, key);
 }
 
 int

@@ -69,6 +69,16 @@ def classify():
                                                         17, 0, fr.ipv4("10.1.0.5"),
                                                         fr.ipv4("10.9.9.9")) + bytes(8)),
         "runt": fr.eth(fr.ETH_IPV4, b"\x45\x00"),
+        # the tag stacks of pods[].vlan: priority bits, double 802.1Q, an S-tag alone,
+        # ARP and ND behind QinQ, a frame cut inside its inner tag
+        "vlan-priority-ipv4": fr.eth(fr.ETH_IPV4, tcp, vlans=[(0x8100, 0xE000 | 100)]),
+        "qinq-8100-ipv4": fr.eth(fr.ETH_IPV4, tcp, vlans=[(0x8100, 200), (0x8100, 300)]),
+        "stag-alone-ipv4": fr.eth(fr.ETH_IPV4, tcp, vlans=[(0x88A8, 200)]),
+        "qinq-arp": fr.eth(fr.ETH_ARP, fr.arp(1, "10.1.0.5", "10.1.0.1"),
+                           vlans=[(0x88A8, 200), (0x8100, 300)]),
+        "qinq-nd-solicit": fr.eth(fr.ETH_IPV6, icmp6("::", "ff02::1:ff00:9", ns),
+                                  vlans=[(0x88A8, 4094), (0x8100, 1)]),
+        "qinq-cut-inner": fr.eth(fr.ETH_IPV4, tcp, vlans=[(0x88A8, 200), (0x8100, 300)])[:18],
     }
     for name, data in seeds.items():
         write("classify", name, data)
