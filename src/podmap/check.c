@@ -425,7 +425,8 @@ cfg_check(struct ctx *c)
 {
 	if (check_origin(c) < 0 || check_names(c) < 0 || check_references(c) < 0 ||
 	    check_ports(c) < 0 || check_sharing(c) < 0 || resolve_limits(c) < 0 ||
-	    check_workers(c) < 0 || check_overlaps(c) < 0 || cfg_check_endpoint(c) < 0)
+	    check_workers(c) < 0 || check_overlaps(c) < 0 || cfg_check_vlans(c) < 0 ||
+	    cfg_check_endpoint(c) < 0)
 		return -1;
 	return 0;
 }

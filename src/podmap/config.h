@@ -80,6 +80,8 @@ struct pc_pod {
 	struct pc_limits limits;
 	unsigned nprefixes;
 	struct pc_prefix prefixes[PC_MAX_PREFIXES];
+	/* pods[].vlan: its tag stack as shape/classify.h words it, 0 (PC_VLAN_NONE) if none */
+	uint32_t vlan;
 	struct pc_mark mark;
 };
 

@@ -13,6 +13,7 @@
  *	podmap/canon.c	the canonical form and its digest, written from the keys' rows
  *	podmap/schema.c	the keys' rows walked: paths, and what a reload may not change
  *	podmap/tls.c	the endpoint: appliance.tls, appliance.access
+ *	podmap/vlan.c	pods[].vlan: a pod's tag stack
  */
 #ifndef PODCAP_CONFIG_IMPL_H
 #define PODCAP_CONFIG_IMPL_H
@@ -218,6 +219,11 @@ extern const struct field cfg_top_fields[];
 extern const struct field cfg_witness_fields[];
 int cfg_handle_witnesses(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 
+/* pods[].vlan (podmap/vlan.c): its handler, its canonical line, its check against the others */
+int cfg_handle_vlan(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+bool cfg_put_vlan(struct cfg_lines *o, const void *obj);
+int cfg_check_vlans(struct ctx *c);
+
 /* The schema (podmap/schema.c) */
 
 /* The row of the key at `path` ("appliance.role", "pods[].cap"), or NULL. */
@@ -247,7 +253,8 @@ bool cfg_put_prefixes(struct cfg_lines *o, const void *obj);
 /*
  * Once every key is read: names unique, references resolved, ports used
  * once, uplinks shared only by pods with prefixes, limits resolved and
- * bursts at least max_frame, no prefixes overlapping; in that order, so
+ * bursts at least max_frame, no prefixes overlapping, the vlans of an
+ * uplink's pods apart; in that order, so
  * the same file always gives the same first error. Returns 0 or -1.
  */
 int cfg_check(struct ctx *c);

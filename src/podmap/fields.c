@@ -605,6 +605,13 @@ static const struct field pod_fields[] = {
 	{ "promise", handle_promise, INTO(struct pod_state, lim.promise), DIGEST(UNLESS_DEFAULT),
 	  LINE("promise", cfg_put_promise), .dflt = "envelope", RELOAD(APPLIED),
 	  KEEP(struct pc_pod, limits.promise) },
+	/*
+	 * Its tag stack (podmap/vlan.c); only when set, so maps without it keep
+	 * their digests. Applied: only the table reads it, and a reload's table
+	 * comes in force at a boundary, as prefixes do.
+	 */
+	{ "vlan", cfg_handle_vlan, INTO(struct pod_state, pod.vlan), DIGEST(UNLESS_DEFAULT),
+	  LINE("vlan", cfg_put_vlan), .dflt = "", RELOAD(APPLIED), KEEP(struct pc_pod, vlan) },
 	/* last: the canonical form writes a pod's prefixes after its limits */
 	{ "prefixes", handle_prefixes, INTO(struct pod_state, pod), DIGEST(ALWAYS),
 	  LINE("prefix", cfg_put_prefixes), RELOAD(APPLIED) },

@@ -79,6 +79,7 @@
 	"  - {id: pod-a, uplink: up0, prefixes: [10.0.0.0/24], mode: police, promise: envelope}\n" \
 	"  - id: pod-b\n"                                                                          \
 	"    gpus: 8\n"                                                                            \
+	"    vlan: 100\n"                                                                          \
 	"    uplink: up1\n"                                                                        \
 	"    prefixes: [10.0.1.0/24]\n"                                                            \
 	"    cap: 2Gbps\n"                                                                         \
@@ -220,6 +221,8 @@ static const struct ke_edit ke_edits[] = {
 	  { "    queue_delay: 10ms\n" },
 	  { "    queue_delay: 20ms\n" } },
 	{ "pods[].promise", KE_TLS, { "    promise: window\n" }, { "    promise: envelope\n" } },
+	/* one tag to a QinQ stack whose inner tag is the same */
+	{ "pods[].vlan", KE_TLS, { "vlan: 100" }, { "vlan: [200, 100]" } },
 };
 
 /* The edit of the key at `path`, or NULL. */

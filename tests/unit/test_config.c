@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "podmap/config.h"
+#include "shape/classify.h"
 
 #include "testutil.h"
 
@@ -607,6 +608,31 @@ static const char small_map[] =
  * uplinks[].workers: 1 unless set; in the canonical form only when it is
  * not 1, so that the maps written before the key keep their digests.
  */
+/*
+ * pods[].vlan: one tag or [outer, inner], kept as shape/classify.h's stack
+ * word; in the canonical form after the limits, before the prefixes, and
+ * only for the pods that have one.
+ */
+static void
+test_vlan(void **state)
+{
+	struct pc_config cfg;
+	char *text;
+
+	(void)state;
+	load_ok(GOOD_DIR "/vlan.yaml", &cfg);
+	assert_int_equal(pod(&cfg, "pod-a")->vlan, pc_vlan_one(100));
+	assert_int_equal(pod(&cfg, "pod-b")->vlan, pc_vlan_two(200, 100));
+	assert_int_equal(pod(&cfg, "pod-c")->vlan, PC_VLAN_NONE);
+	text = canonical(&cfg);
+	assert_non_null(strstr(text, "queue_delay_ns 50000000\nvlan 100\nprefix 10.0.0.0/24\n"));
+	assert_non_null(
+	    strstr(text, "queue_delay_ns 50000000\nvlan 200 100\nprefix 10.0.1.0/24\n"));
+	assert_null(strstr(strstr(text, "pod pod-c"), "vlan"));
+	free(text);
+	pc_config_free(&cfg);
+}
+
 static void
 test_uplink_workers(void **state)
 {
@@ -1033,6 +1059,7 @@ main(void)
 		cmocka_unit_test(test_null_error),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_promise),
+		cmocka_unit_test(test_vlan),
 		cmocka_unit_test(test_uplink_workers),
 		cmocka_unit_test(test_key_decisions),
 		cmocka_unit_test(test_key_digests),
