@@ -36,6 +36,7 @@ struct lookups {
 	uint8_t at6[PC_BURST];
 	uint32_t ip4[PC_BURST]; /* host order, as rte_lpm takes it */
 	uint8_t ip6[PC_BURST][RTE_LPM6_IPV6_ADDR_SIZE];
+	uint32_t vlan[PC_BURST]; /* each frame's tag stack (shape/classify.h) */
 };
 
 static inline void
@@ -60,6 +61,7 @@ read_header(const struct pc_table *t, enum pc_dir d, struct rte_mbuf *m, uint16_
 	struct pc_frame_key key;
 
 	c->len[i] = len;
+	lk->vlan[i] = PC_VLAN_NONE;
 	if (unlikely(len > t->cfg.max_frame || len < ETH_HLEN || m->nb_segs != 1)) {
 		drop_as(c, i, PC_DROP_MALFORMED);
 		return;
@@ -70,7 +72,9 @@ read_header(const struct pc_table *t, enum pc_dir d, struct rte_mbuf *m, uint16_
 		c->pod[i] = -1;
 		return;
 	}
-	switch (pc_classify(frame, len, d, &key)) {
+	enum pc_class cls = pc_classify(frame, len, d, &key);
+	lk->vlan[i] = key.vlan;
+	switch (cls) {
 	case PC_CLASS_IPV4:
 		lk->at4[lk->n4] = (uint8_t)i;
 		lk->ip4[lk->n4++] = pc_load_be32(key.addr);
@@ -94,14 +98,21 @@ read_header(const struct pc_table *t, enum pc_dir d, struct rte_mbuf *m, uint16_
 	}
 }
 
-/* A looked-up pod stands only if it belongs to this uplink. */
+/*
+ * A looked-up pod stands only if it belongs to this uplink and, on an
+ * uplink with pods of pods[].vlan, the frame has the pod's tag stack: its
+ * address under another is a neighbour's (or a stranger's) claim to it.
+ */
 static inline void
-resolve(const struct pc_table *t, unsigned u, uint32_t pod, uint16_t i, struct pc_burst_class *c)
+resolve(const struct pc_table *t, unsigned u, uint32_t pod, uint16_t i, const struct lookups *lk,
+	struct pc_burst_class *c)
 {
-	if (likely(pod != NO_POD && t->pod_uplink[pod] == u))
-		c->pod[i] = (int32_t)pod;
-	else
+	if (unlikely(pod == NO_POD || t->pod_uplink[pod] != u))
 		drop_as(c, i, PC_DROP_UNMAPPED);
+	else if (unlikely(t->uplinks[u].vlans && !pc_vlan_admits(t->pod_vlan[pod], lk->vlan[i])))
+		drop_as(c, i, PC_DROP_SPOOFED);
+	else
+		c->pod[i] = (int32_t)pod;
 }
 
 static void
@@ -115,13 +126,13 @@ lookup4(const struct pc_table *t, unsigned u, const struct lookups *lk, struct p
 		memcpy(ips.u32, &lk->ip4[k], sizeof(ips.u32));
 		rte_lpm_lookupx4(t->lpm4, ips.x, hop, NO_POD);
 		for (unsigned j = 0; j < 4; j++)
-			resolve(t, u, hop[j], lk->at4[k + j], c);
+			resolve(t, u, hop[j], lk->at4[k + j], lk, c);
 	}
 	for (; k < lk->n4; k++) {
 		uint32_t hop;
 		if (rte_lpm_lookup(t->lpm4, lk->ip4[k], &hop) != 0)
 			hop = NO_POD;
-		resolve(t, u, hop, lk->at4[k], c);
+		resolve(t, u, hop, lk->at4[k], lk, c);
 	}
 }
 
@@ -134,7 +145,7 @@ lookup6(const struct pc_table *t, unsigned u, struct lookups *lk, struct pc_burs
 		return;
 	rte_lpm6_lookup_bulk_func(t->lpm6, lk->ip6, hop, lk->n6);
 	for (uint16_t k = 0; k < lk->n6; k++)
-		resolve(t, u, hop[k] < 0 ? NO_POD : (uint32_t)hop[k], lk->at6[k], c);
+		resolve(t, u, hop[k] < 0 ? NO_POD : (uint32_t)hop[k], lk->at6[k], lk, c);
 }
 
 /*

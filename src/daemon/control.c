@@ -203,14 +203,20 @@ pc_control_print(const struct pc_window *win)
 	for (unsigned u = 0; u < cfg->nuplinks; u++)
 		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
 			const struct pc_link_ctr *c = &win->link[u][d];
-			if (c->drop_frames[PC_DROP_UNMAPPED] == 0 && c->drop_frames[PC_DROP_MALFORMED] == 0)
+			if (c->drop_frames[PC_DROP_UNMAPPED] == 0 &&
+			    c->drop_frames[PC_DROP_MALFORMED] == 0 && c->spoofed_frames == 0)
 				continue;
-			printf("window %s uplink %s %s unmapped %lu %lu malformed %lu %lu\n", when,
+			printf("window %s uplink %s %s unmapped %lu %lu malformed %lu %lu", when,
 			       cfg->uplinks[u].name, pc_dir_name((enum pc_dir)d),
 			       (unsigned long)c->drop_bytes[PC_DROP_UNMAPPED],
 			       (unsigned long)c->drop_frames[PC_DROP_UNMAPPED],
 			       (unsigned long)c->drop_bytes[PC_DROP_MALFORMED],
 			       (unsigned long)c->drop_frames[PC_DROP_MALFORMED]);
+			/* only where there are: the line is as it was on uplinks without vlans */
+			if (c->spoofed_frames > 0)
+				printf(" spoofed %lu %lu", (unsigned long)c->spoofed_bytes,
+				       (unsigned long)c->spoofed_frames);
+			printf("\n");
 		}
 	fflush(stdout);
 	pc_stage_since(PC_STAGE_PRINT, t0);

@@ -463,7 +463,8 @@ fill_pods(struct pc_record *r, const struct pc_table *t, const struct pc_window 
 		return;
 	for (unsigned u = 0; u < cfg->nuplinks; u++) {
 		snprintf(rec_links[u].name, sizeof(rec_links[u].name), "%s", cfg->uplinks[u].name);
-		memcpy(rec_links[u].dir, w->link[u], sizeof(rec_links[u].dir));
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+			pc_link_ctr_recorded(&rec_links[u].dir[d], &w->link[u][d]);
 	}
 	r->nlinks = cfg->nuplinks;
 	r->links = rec_links;

@@ -11,6 +11,7 @@
 #include <rte_malloc.h>
 
 #include "base/bytes.h"
+#include "shape/classify.h"
 
 #include "log.h"
 #include "table.h"
@@ -236,6 +237,21 @@ create_budgets(struct pc_table *t, uint64_t hz)
 	return 0;
 }
 
+/* Each pod's tag stack, and which uplinks compare frames' stacks with them. */
+static int
+pod_vlans(struct pc_table *t)
+{
+	t->pod_vlan = calloc(RTE_MAX(t->cfg.npods, 1u), sizeof(t->pod_vlan[0]));
+	if (t->pod_vlan == NULL)
+		return -1;
+	for (unsigned p = 0; p < t->cfg.npods; p++) {
+		t->pod_vlan[p] = t->cfg.pods[p].vlan;
+		if (t->pod_vlan[p] != PC_VLAN_NONE)
+			t->uplinks[t->cfg.pods[p].uplink].vlans = true;
+	}
+	return 0;
+}
+
 struct pc_table *
 pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
 		unsigned nworkers, uint64_t hz, unsigned generation)
@@ -279,6 +295,10 @@ pc_table_create(struct pc_config *cfg, const uint16_t (*ports)[PC_DIR_COUNT],
 	}
 	for (unsigned p = 0; p < t->cfg.npods; p++)
 		t->pod_uplink[p] = (uint8_t)t->cfg.pods[p].uplink;
+	if (pod_vlans(t) < 0) {
+		pc_table_free(t);
+		return NULL;
+	}
 
 	if (add_prefixes(t) < 0 || create_shapers(t, hz) < 0 || create_budgets(t, hz) < 0) {
 		pc_table_free(t);
@@ -338,6 +358,7 @@ pc_table_free(struct pc_table *t)
 	rte_lpm6_free(t->lpm6);
 	free(t->prev_index);
 	free(t->pod_uplink);
+	free(t->pod_vlan);
 	pc_config_free(&t->cfg);
 	free(t);
 }

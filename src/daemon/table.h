@@ -46,6 +46,8 @@ struct pc_table_uplink {
 	 * pc_shaper.window, which lies on another cache line than the bucket.
 	 */
 	bool windowed;
+	/* Some pod on it has pods[].vlan: a frame's tag stack is compared (burst.c). */
+	bool vlans;
 	/*
 	 * RX/TX queues on both ports (uplinks[].workers): queue q is read by
 	 * worker (worker + q) % nworkers. With more than one, its pods pass
@@ -78,6 +80,8 @@ struct pc_table {
 	 * with thousands of pods cfg.pods costs a cache and TLB miss a frame.
 	 */
 	uint8_t *pod_uplink;
+	/* Each pod's pods[].vlan (cfg.pods[p].vlan), packed for the same reason. */
+	uint32_t *pod_vlan;
 	/*
 	 * For a table that replaces another (reload): the index of each pod in
 	 * the previous table when it persists on the same uplink, else -1. Its

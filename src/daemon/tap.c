@@ -54,9 +54,7 @@ observe(struct pc_worker *w, const struct pc_table *t, unsigned u, enum pc_dir d
 	for (uint16_t i = 0; i < n;) {
 		int32_t pod = c.pod[i];
 		if (pod < 0) {
-			struct pc_link_ctr *k = &w->bank->link[u][d];
-			pc_ctr_add(&k->drop_frames[c.why[i]], 1);
-			pc_ctr_add(&k->drop_bytes[c.why[i]], c.len[i]);
+			pc_link_ctr_drop(&w->bank->link[u][d], c.why[i], c.len[i]);
 			i++;
 			continue;
 		}

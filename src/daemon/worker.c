@@ -53,9 +53,7 @@ static inline void
 count_link_drop(struct pc_worker *w, unsigned u, enum pc_dir d, enum pc_link_drop reason,
 		uint64_t bytes)
 {
-	struct pc_link_ctr *c = &w->bank->link[u][d];
-	pc_ctr_add(&c->drop_frames[reason], 1);
-	pc_ctr_add(&c->drop_bytes[reason], bytes);
+	pc_link_ctr_drop(&w->bank->link[u][d], reason, bytes);
 }
 
 static inline uint16_t

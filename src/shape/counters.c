@@ -38,6 +38,18 @@ pc_link_ctr_accumulate(struct pc_link_ctr *dst, const struct pc_link_ctr *src)
 		dst->drop_frames[i] += pc_ctr_read(&src->drop_frames[i]);
 		dst->drop_bytes[i] += pc_ctr_read(&src->drop_bytes[i]);
 	}
+	dst->spoofed_frames += pc_ctr_read(&src->spoofed_frames);
+	dst->spoofed_bytes += pc_ctr_read(&src->spoofed_bytes);
+}
+
+void
+pc_link_ctr_recorded(struct pc_link_ctr *dst, const struct pc_link_ctr *src)
+{
+	*dst = *src;
+	dst->drop_frames[PC_DROP_UNMAPPED] += src->spoofed_frames;
+	dst->drop_bytes[PC_DROP_UNMAPPED] += src->spoofed_bytes;
+	dst->spoofed_frames = 0;
+	dst->spoofed_bytes = 0;
 }
 
 /* Out-of-range reasons get a name too: callers print what they are given. */

@@ -244,6 +244,20 @@ pod_families(struct text *t, const struct pc_table *tb, struct pc_pod_ctr (*pod)
 	}
 }
 
+/* One uplink's and direction's samples: the spoofed frames apart (records count them as unmapped). */
+static void
+link_samples(struct text *t, const char *name, const char *uplink, const char *dir,
+	     const struct pc_link_ctr *c, int bytes)
+{
+	for (unsigned r = 0; r < PC_LINK_DROP_COUNT; r++) {
+		emit(t, "%s{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name, uplink, dir,
+		     pc_link_drop_name(r),
+		     (unsigned long)(bytes ? c->drop_bytes[r] : c->drop_frames[r]));
+	}
+	emit(t, "%s{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name, uplink, dir,
+	     PC_DROP_SPOOFED_NAME, (unsigned long)(bytes ? c->spoofed_bytes : c->spoofed_frames));
+}
+
 static void
 link_families(struct text *t, const struct pc_config *cfg, struct pc_link_ctr (*link)[PC_DIR_COUNT])
 {
@@ -252,17 +266,15 @@ link_families(struct text *t, const struct pc_config *cfg, struct pc_link_ctr (*
 	for (int bytes = 1; bytes >= 0; bytes--) {
 		const char *name = bytes ? "podcap_uplink_dropped_bytes_total" :
 				   "podcap_uplink_dropped_frames_total";
-		family(t, name, "counter", bytes ?
-		       "Frame bytes of no pod dropped, per uplink, direction and reason (unmapped, malformed)." :
-		       "Frames of no pod dropped, per uplink, direction and reason (unmapped, malformed).");
+		family(t, name, "counter",
+		       bytes ? "Frame bytes of no pod dropped, per uplink, direction and reason "
+			       "(unmapped, malformed, spoofed)."
+			     : "Frames of no pod dropped, per uplink, direction and reason "
+			       "(unmapped, malformed, spoofed).");
 		for (unsigned u = 0; u < cfg->nuplinks; u++)
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
-				for (unsigned r = 0; r < PC_LINK_DROP_COUNT; r++)
-					emit(t, "%s{uplink=\"%s\",direction=\"%s\",reason=\"%s\"} %lu\n", name,
-					     label_value(uplink, cfg->uplinks[u].name), pc_dir_name(d),
-					     pc_link_drop_name(r),
-					     (unsigned long)(bytes ? link[u][d].drop_bytes[r] :
-								     link[u][d].drop_frames[r]));
+				link_samples(t, name, label_value(uplink, cfg->uplinks[u].name),
+					     pc_dir_name(d), &link[u][d], bytes);
 	}
 }
 

@@ -111,6 +111,15 @@ cmd_uplink_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 				 pc_link_drop_name(r));
 			rte_tel_data_add_dict_u64(d, name, link[u][dir].drop_bytes[r]);
 		}
+	for (unsigned dir = 0; dir < PC_DIR_COUNT; dir++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s_dropped_%s_frames", pc_dir_name(dir),
+			 PC_DROP_SPOOFED_NAME);
+		rte_tel_data_add_dict_u64(d, name, link[u][dir].spoofed_frames);
+		snprintf(name, sizeof(name), "%s_dropped_%s_bytes", pc_dir_name(dir),
+			 PC_DROP_SPOOFED_NAME);
+		rte_tel_data_add_dict_u64(d, name, link[u][dir].spoofed_bytes);
+	}
 out:
 	pthread_mutex_unlock(&pc_dp.lock);
 	return rc;
