@@ -393,6 +393,13 @@ main(int argc, char **argv)
 		mon_log("warning: libcrypto's SHA-256 disagrees with libsodium's; hashing with "
 			"libsodium");
 #endif
+	/* a pull: the child's fresh image (pull.c), with the monitor's arguments after the name */
+	if (argc > 2 && strcmp(argv[1], MON_PULL_ARG) == 0) {
+		parse_args(argc - 2, argv + 2, &m);
+		return mon_pull_main(&m, argv[2]);
+	}
+	m.argc = argc;
+	m.argv = argv;
 	parse_args(argc, argv, &m);
 	state_dir(&m);
 	pthread_mutex_init(&m.lock, NULL);

@@ -62,6 +62,8 @@ struct mon_app {
 };
 
 struct mon {
+	int argc; /* the command line, which each pull's podcap-monitor is given again */
+	char **argv;
 	const char *fleet_file;
 	const char *state_dir;
 	const char *listen;
@@ -88,6 +90,12 @@ void mon_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void mon_store_load(const struct mon *m, struct mon_app *app);
 int mon_store_save(const struct mon *m, const struct mon_app *app);
 
+/* The first argument of a pull's own podcap-monitor, and the fd of its outcome's pipe. */
+#define MON_PULL_ARG "--pull-one"
+#define MON_PULL_FD  3
+
+/* pull.c: a pull's own process (MON_PULL_ARG NAME ...): its exit status. */
+int mon_pull_main(struct mon *m, const char *name);
 /* pull.c: starting pulls that are due, taking those that ended; the next wake-up. */
 void mon_pull_start(struct mon *m, struct mon_app *app, uint64_t now_mono);
 /* Takes a pull that ended (pid); false when pid is none of the fleet's. */

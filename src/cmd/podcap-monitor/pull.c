@@ -34,34 +34,71 @@ mon_verdict_name(enum mon_verdict v)
 	return v <= MON_UNREACHABLE ? names[v] : "pending";
 }
 
-/* The child: podcap-verify's run of the appliance, its outcome written to fd. */
+/*
+ * The forked child: its files, then a fresh podcap-monitor (MON_PULL_ARG)
+ * for the pull. A new image, not the fork itself, runs the verifier: it
+ * holds none of the monitor's memory (the endpoint's TLS key, the other
+ * appliances' findings) and none of its threads' state.
+ */
 static void __attribute__((noreturn))
 child(struct mon *m, const struct mon_app *app, int fd, pid_t parent)
 {
-	static struct vf_options o;
-	static struct vf_outcome out;
-	char state[PC_PATH_LEN], html[PC_PATH_LEN], opath[PC_PATH_LEN], epath[PC_PATH_LEN];
+	char opath[PC_PATH_LEN], epath[PC_PATH_LEN];
+	char **args = calloc((size_t)m->argc + 3, sizeof(*args));
 
 	/* a monitor killed -9 takes its pulls with it: no orphan holds its port or state */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	if (args == NULL || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(2);
-	mon_path(m, app, ".state", state, sizeof(state));
-	mon_path(m, app, ".html.tmp", html, sizeof(html));
 	mon_path(m, app, ".out", opath, sizeof(opath));
 	mon_path(m, app, ".err", epath, sizeof(epath));
 	int ofd = open(opath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	int efd = open(epath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (ofd < 0 || efd < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0)
 		_exit(2);
-	o = m->common;
-	vf_fleet_appliance_options(&o, app->a, html);
-	/* the monitor keeps every appliance's state in its own directory */
-	o.state = state;
-	int rc = vf_run(&o, &out);
-	fflush(NULL);
-	if (write(fd, &out, sizeof(out)) != (ssize_t)sizeof(out))
+	/* the outcome's pipe is fd 3 of the new image, open across exec */
+	if ((fd == MON_PULL_FD ? fcntl(fd, F_SETFD, 0) : dup2(fd, MON_PULL_FD)) < 0)
 		_exit(2);
-	_exit(rc);
+	args[0] = m->argv[0];
+	args[1] = (char *)(uintptr_t)MON_PULL_ARG;
+	args[2] = (char *)(uintptr_t)app->a->name;
+	for (int i = 1; i < m->argc; i++)
+		args[i + 2] = m->argv[i];
+	execv("/proc/self/exe", args);
+	_exit(2);
+}
+
+int
+mon_pull_main(struct mon *m, const char *name)
+{
+	static struct vf_options o;
+	static struct vf_outcome out;
+	char state[PC_PATH_LEN], html[PC_PATH_LEN];
+	struct pc_error err;
+
+	if (pc_fleet_load(m->fleet_file, &m->fleet, &err) < 0) {
+		pc_error_print(&err, stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < m->fleet.n; i++) {
+		struct mon_app app = { .a = &m->fleet.a[i] };
+
+		if (strcmp(app.a->name, name) != 0)
+			continue;
+		mon_path(m, &app, ".state", state, sizeof(state));
+		mon_path(m, &app, ".html.tmp", html, sizeof(html));
+		o = m->common;
+		vf_fleet_appliance_options(&o, app.a, html);
+		/* the monitor keeps every appliance's state in its own directory */
+		o.state = state;
+		int rc = vf_run(&o, &out);
+		fflush(NULL);
+		if (write(MON_PULL_FD, &out, sizeof(out)) != (ssize_t)sizeof(out))
+			return 2;
+		pc_fleet_free(&m->fleet);
+		return rc;
+	}
+	mon_log("%s: no such appliance in %s (was the file changed?)", name, m->fleet_file);
+	return 2;
 }
 
 void
