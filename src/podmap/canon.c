@@ -246,7 +246,7 @@ put_key(struct sink *s, const struct pc_config *cfg, const struct field *f, cons
  * uplinks and the pods follows, its keys in its table's order.
  */
 static const char *const map_lines[] = {
-	"appliance.id", "appliance.origin", "appliance.role",
+	"appliance.id", "appliance.origin", "appliance.role",         "appliance.slice",
 	"window",       "max_frame",        "appliance.auditor_keys",
 };
 

@@ -420,13 +420,35 @@ check_origin(struct ctx *c)
 			   c->cfg.origin, id, c->cfg.appliance_id);
 }
 
+/*
+ * appliance.slice: only a tap counts slices, and a window holds its first
+ * and its last one apart (docs/reconcile.md).
+ */
+static int
+check_slice(struct ctx *c)
+{
+	const yaml_node_t *app;
+
+	if (c->cfg.slice_ns == 0)
+		return 0;
+	app = cfg_value_of(c, yaml_document_get_root_node(c->doc), "appliance");
+	if (c->cfg.role == PC_ROLE_SHAPER)
+		return cfg_fail_at(c, cfg_key_mark(c, app, "slice"),
+				   "slice is a tap's: appliance.role is shaper");
+	if (c->cfg.slice_ns > c->cfg.window_ns / 2)
+		return cfg_fail_at(c, cfg_key_mark(c, app, "slice"),
+				   "slice of %" PRIu64 " ns is more than half the window",
+				   c->cfg.slice_ns);
+	return 0;
+}
+
 int
 cfg_check(struct ctx *c)
 {
-	if (check_origin(c) < 0 || check_names(c) < 0 || check_references(c) < 0 ||
-	    check_ports(c) < 0 || check_sharing(c) < 0 || resolve_limits(c) < 0 ||
-	    check_workers(c) < 0 || check_overlaps(c) < 0 || cfg_check_vlans(c) < 0 ||
-	    cfg_check_endpoint(c) < 0)
+	if (check_origin(c) < 0 || check_slice(c) < 0 || check_names(c) < 0 ||
+	    check_references(c) < 0 || check_ports(c) < 0 || check_sharing(c) < 0 ||
+	    resolve_limits(c) < 0 || check_workers(c) < 0 || check_overlaps(c) < 0 ||
+	    cfg_check_vlans(c) < 0 || cfg_check_endpoint(c) < 0)
 		return -1;
 	return 0;
 }

@@ -180,6 +180,7 @@ struct pc_config {
 	struct pc_verifier_key auditor_keys[PC_MAX_AUDITOR_KEYS];
 	struct pc_witnesses witnesses; /* none by default */
 	enum pc_role role;             /* default shaper */
+	uint64_t slice_ns;             /* a tap's boundary slices (docs/reconcile.md); 0: none */
 	uint64_t window_ns;            /* default 60 s */
 	uint32_t max_frame;            /* bytes, no FCS; default 1522 */
 	struct pc_limits defaults;

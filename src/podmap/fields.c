@@ -30,6 +30,7 @@
 
 #define MIN_WINDOW_NS		100000000ULL
 #define MS_NS			1000000ULL
+#define US_NS                   1000ULL
 #define MIN_MAX_FRAME		64
 #define MAX_MAX_FRAME		16384
 #define MAX_DPDK_ARGS		16
@@ -182,6 +183,10 @@ static const struct quantity cap = {
 };
 
 static const struct quantity queue_delay = { pc_parse_duration, 0, 0, 0, NULL, NULL };
+
+static const struct quantity slice = {
+	pc_parse_duration, 0, 0, US_NS, NULL, "must be a whole number of microseconds",
+};
 
 /* the EAL takes -m in MiB */
 static const struct quantity memory = {
@@ -502,6 +507,10 @@ static const struct field appliance_fields[] = {
 	{ "role", handle_role, INTO(struct pc_config, role), DIGEST(UNLESS_DEFAULT),
 	  LINE("role", cfg_put_role), .dflt = "shaper", RELOAD(FIXED),
 	  KEEP(struct pc_config, role) },
+	/* a tap's own line, only when set: maps without slices keep their digests */
+	{ "slice", handle_quantity, INTO(struct pc_config, slice_ns), .data = &slice,
+	  DIGEST(UNLESS_DEFAULT), LINE("slice", cfg_put_u64), .dflt = "0", RELOAD(FIXED),
+	  KEEP(struct pc_config, slice_ns) },
 	/*
 	 * The handler fills auditor_keys[] and nauditor_keys of the ctx's
 	 * config; only when set, so older digests stand. Who may declare maps

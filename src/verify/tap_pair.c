@@ -88,8 +88,10 @@ windows_pair(const struct pc_reconcile *rc, const struct win *sw, const struct w
 static bool
 own_line(const char *line, size_t len)
 {
-	static const char *const own[] = { "appliance ", "origin ",      "role ",   "auditor_key ",
-					   "pod_port ",  "fabric_port ", "workers " };
+	static const char *const own[] = {
+		"appliance ",   "origin ",   "role ",        "slice ",
+		"auditor_key ", "pod_port ", "fabric_port ", "workers "
+	};
 
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (len >= strlen(own[i]) && strncmp(line, own[i], strlen(own[i])) == 0)

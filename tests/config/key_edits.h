@@ -26,6 +26,7 @@
 	"  id: lab-1\n"                              \
 	"  origin: podcap.example.net/lab-1\n"       \
 	"  role: pod-tap\n"                          \
+	"  slice: 20ms\n"                            \
 	"  auditor_keys: [\"" KE_ALICE "\"]\n"       \
 	"  signing_key: /etc/podcap/appliance.key\n" \
 	"  ledger: /var/lib/podcap/ledger\n"         \
@@ -114,6 +115,7 @@ static const struct ke_edit ke_edits[] = {
 	  { "  id: lab-2\n", "net/lab-2\n" } },
 	{ "appliance.origin", KE_TLS, { "podcap.example.net/" }, { "podcap.example.org/" } },
 	{ "appliance.role", KE_TLS, { "  role: pod-tap\n" }, { "  role: fabric-tap\n" } },
+	{ "appliance.slice", KE_TLS, { "  slice: 20ms\n" }, { "  slice: 30ms\n" } },
 	{ "appliance.auditor_keys", KE_TLS, { KE_ALICE }, { KE_BOB } },
 	{ "appliance.listen", KE_TLS, { "0.0.0.0:9180" }, { "0.0.0.0:9181" } },
 	{ "appliance.listen_plaintext",
