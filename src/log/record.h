@@ -10,6 +10,7 @@
 #ifndef PODCAP_RECORD_H
 #define PODCAP_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,7 @@ enum pc_record_type {
 	PC_REC_ATTEST = 7,  /* a TPM quote committing to the log before it (record_attest.c) */
 	PC_REC_OBSERVE = 8, /* a tap: what its ports could not see in the windows just logged */
 	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
+	PC_REC_OBSERVE_SLICES = 10, /* OBSERVE with the tap's boundary slices (record_observe.c) */
 };
 
 /* ATTEST: a TPM2_Quote, in the TPM's marshalled form, and what explains it. */
@@ -98,11 +100,29 @@ struct pc_record_declare {
 	uint64_t not_after_ns;
 };
 
-/* OBSERVE's own fields: a tap's side and its ports' losses. */
+/*
+ * What a tap counted of one pod within the slice after the window's first
+ * boundary and before its last, per direction (OBSERVE_SLICES).
+ */
+struct pc_record_slice {
+	char pod[PC_ID_LEN];
+	uint64_t first_bytes[PC_DIR_COUNT], first_frames[PC_DIR_COUNT];
+	uint64_t last_bytes[PC_DIR_COUNT], last_frames[PC_DIR_COUNT];
+};
+
+/* OBSERVE_SLICES' flags: a worker saw the window's end less than a slice ahead. */
+#define PC_SLICE_LAST_SHORT 0x01
+#define PC_SLICE_FLAGS      PC_SLICE_LAST_SHORT
+
+/* OBSERVE's own fields: a tap's side and its ports' losses; OBSERVE_SLICES' also its slices. */
 struct pc_record_observe {
 	uint8_t side; /* enum pc_role: 1 pod-tap, 2 fabric-tap */
 	uint32_t nseen;
-	struct pc_record_seen *seen; /* one per uplink; malloc'd when decoded */
+	struct pc_record_seen *seen;    /* one per uplink; malloc'd when decoded */
+	uint64_t slice_ns;              /* OBSERVE_SLICES: the slice's length, > 0 */
+	uint8_t slice_flags;            /* PC_SLICE_* */
+	uint32_t nslices;               /* pods with a slice not empty; the others counted none */
+	struct pc_record_slice *slices; /* malloc'd when decoded */
 };
 
 struct pc_record {
@@ -131,6 +151,13 @@ struct pc_record {
 		struct pc_record_observe observe; /* OBSERVE */
 	};
 };
+
+/* Whether a record of this type is a tap's OBSERVE, with slices or without. */
+static inline bool
+pc_record_is_observe(uint8_t type)
+{
+	return type == PC_REC_OBSERVE || type == PC_REC_OBSERVE_SLICES;
+}
 
 /* The mode byte of a pod held to these limits. */
 static inline uint8_t

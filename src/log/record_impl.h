@@ -168,5 +168,7 @@ extern const struct rec_tail rec_clock_tail;   /* record_clock.c */
 extern const struct rec_tail rec_declare_tail; /* record_declare.c */
 extern const struct rec_tail rec_attest_tail;  /* record_attest.c */
 extern const struct rec_tail rec_observe_tail; /* record_observe.c */
+/* OBSERVE's with the tap's boundary slices, also record_observe.c */
+extern const struct rec_tail rec_observe_slices_tail;
 
 #endif /* PODCAP_RECORD_IMPL_H */

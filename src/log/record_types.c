@@ -26,6 +26,9 @@ static const struct rec_type types[] = {
 	[PC_REC_DECLARE] = { .name = "declare",
 			     .count = REC_COUNT_ZERO,
 			     .tail = &rec_declare_tail },
+	[PC_REC_OBSERVE_SLICES] = { .name = "observe-slices",
+				    .count = REC_COUNT_SOME,
+				    .tail = &rec_observe_slices_tail },
 };
 
 /*

@@ -383,6 +383,7 @@ static bool (*const rule[])(struct pc_verify *, struct sequence *, uint64_t,
 	[PC_REC_CLOCK] = on_clock,     /* at or after the cursor, no more real time than labels */
 	[PC_REC_OBSERVE] = on_observe, /* a tap's: the windows of the WINDOW just before */
 	[PC_REC_ATTEST] = on_attest,   /* in a run, at the cursor */
+	[PC_REC_OBSERVE_SLICES] = on_observe, /* the same, with the tap's boundary slices */
 	/* DECLARE: its rules are the declarations' (verify/declare.c) */
 };
 
@@ -403,7 +404,7 @@ sequence_record(struct pc_verify *v, void *st, uint64_t index, const struct pc_r
 	if (index == 0 && r->type != PC_REC_START)
 		pcv_fail(v, PC_VC_SEQUENCE, 0, r, "record 0 is not a start record");
 	/* a quote at most comes between the two */
-	if (r->type != PC_REC_OBSERVE && r->type != PC_REC_ATTEST)
+	if (!pc_record_is_observe(r->type) && r->type != PC_REC_ATTEST)
 		q->observe_for = -1;
 }
 

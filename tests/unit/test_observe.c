@@ -2,8 +2,9 @@
 /*
  * OBSERVE (type 8), a tap's account of what its ports could not deliver:
  * its exact layout (docs/log-format.md), a round trip, every truncation,
- * and the rules that keep its fields out of every other type. Then the
- * verifier's rule: it must cover the windows just logged.
+ * and the rules that keep its fields out of every other type; the same of
+ * OBSERVE_SLICES (type 10), which adds the tap's boundary slices. Then the
+ * verifier's rule: either must cover the windows just logged.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -100,6 +101,93 @@ test_layout(void **state)
 	expect_refused(t, n);
 }
 
+static struct pc_record_slice slices[2] = {
+	{ .pod = "pod-a",
+	  .first_bytes = { 100, 200 },
+	  .first_frames = { 1, 2 },
+	  .last_bytes = { 300, 400 },
+	  .last_frames = { 3, 4 } },
+	{ .pod = "b", .last_bytes = { 0, 9000 }, .last_frames = { 0, 6 } },
+};
+
+static struct pc_record
+observe_slices(void)
+{
+	struct pc_record r = observe();
+
+	r.type = PC_REC_OBSERVE_SLICES;
+	r.observe.slice_ns = 10000000;
+	r.observe.slice_flags = PC_SLICE_LAST_SHORT;
+	r.observe.nslices = 2;
+	r.observe.slices = slices;
+	return r;
+}
+
+/* OBSERVE's fields, then the slice, its flags and a block per pod: first and last, per direction. */
+static void
+test_slices_layout(void **state)
+{
+	struct pc_record r = observe_slices(), d;
+	struct pc_error why;
+	uint8_t out[1024], t[1024];
+
+	(void)state;
+	assert_string_equal(pc_record_type_name(PC_REC_OBSERVE_SLICES), "observe-slices");
+	size_t n = pc_record_encode(&r, out, sizeof(out));
+	size_t off = 107 + 4 + 1 + 4 + (1 + 3 + 48) + (1 + 8 + 48);
+	assert_int_equal(n, off + 8 + 1 + 4 + (1 + 5 + 64) + (1 + 1 + 64));
+	assert_int_equal(out[1], 10);
+	assert_int_equal(pc_load_be64(out + off), 10000000);
+	assert_int_equal(out[off + 8], PC_SLICE_LAST_SHORT);
+	assert_int_equal(pc_load_be32(out + off + 9), 2);
+	off += 13;
+	assert_int_equal(out[off], 5);
+	assert_memory_equal(out + off + 1, "pod-a", 5);
+	off += 6;
+	/* up: first bytes, first frames, last bytes, last frames; then down */
+	static const uint64_t want[8] = { 100, 1, 300, 3, 200, 2, 400, 4 };
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(pc_load_be64(out + off + 8 * k), want[k]);
+	assert_int_equal(pc_record_decode(out, n, &d, &why), 0);
+	assert_int_equal(d.observe.nseen, 2);
+	assert_int_equal(d.observe.slice_ns, 10000000);
+	assert_int_equal(d.observe.slice_flags, PC_SLICE_LAST_SHORT);
+	assert_int_equal(d.observe.nslices, 2);
+	assert_string_equal(d.observe.slices[1].pod, "b");
+	assert_int_equal(d.observe.slices[1].last_bytes[PC_DIR_DOWN], 9000);
+	assert_int_equal(pc_record_encode(&d, t, sizeof(t)), n);
+	assert_memory_equal(t, out, n);
+	pc_record_free(&d);
+	assert_null(d.observe.slices);
+	assert_null(d.observe.seen);
+	for (size_t k = 0; k < n; k++)
+		expect_refused(out, k);
+	memcpy(t, out, n);
+	t[n] = 0;
+	expect_refused(t, n + 1);
+	/* a slice of no length, an unknown flag, a pod count past what the record holds */
+	size_t at = 107 + 4 + 1 + 4 + (1 + 3 + 48) + (1 + 8 + 48);
+	memcpy(t, out, n);
+	pc_store_be64(t + at, 0);
+	expect_refused(t, n);
+	memcpy(t, out, n);
+	t[at + 8] = 0x02;
+	expect_refused(t, n);
+	memcpy(t, out, n);
+	pc_store_be32(t + at + 9, 3);
+	expect_refused(t, n);
+	/* and a bad pod id is not encoded */
+	snprintf(slices[1].pod, sizeof(slices[1].pod), "bad id");
+	assert_int_equal(pc_record_encode(&r, out, sizeof(out)), 0);
+	snprintf(slices[1].pod, sizeof(slices[1].pod), "b");
+	/* no slices: a tap that counted nothing near the boundaries */
+	r.observe.nslices = 0;
+	n = pc_record_encode(&r, out, sizeof(out));
+	assert_int_equal(pc_record_decode(out, n, &d, &why), 0);
+	assert_int_equal(d.observe.nslices, 0);
+	pc_record_free(&d);
+}
+
 static void
 test_type_rules(void **state)
 {
@@ -135,7 +223,7 @@ test_type_rules(void **state)
 
 /* A tap's log: START, then each WINDOW followed by its OBSERVE. */
 static void
-tap_log(struct pc_test_log *lg, int windows)
+tap_log_of(struct pc_test_log *lg, int windows, uint8_t type)
 {
 	struct pc_record_pod pod = { .id = "p",
 				     .uplink = "up0",
@@ -165,7 +253,7 @@ tap_log(struct pc_test_log *lg, int windows)
 		pod.dir[PC_DIR_UP].pass_frames = 10;
 		pod.dir[PC_DIR_UP].pass_bytes = 1000;
 		pc_test_log_push(lg, &r);
-		struct pc_record o = observe();
+		struct pc_record o = type == PC_REC_OBSERVE ? observe() : observe_slices();
 		o.window_start_ns = r.window_start_ns;
 		o.window_len_ns = r.window_len_ns;
 		o.window_count = 1;
@@ -173,6 +261,12 @@ tap_log(struct pc_test_log *lg, int windows)
 		pc_test_log_push(lg, &o);
 		memset(pod.dir, 0, sizeof(pod.dir));
 	}
+}
+
+static void
+tap_log(struct pc_test_log *lg, int windows)
+{
+	tap_log_of(lg, windows, PC_REC_OBSERVE);
 }
 
 /* The verifier takes an OBSERVE over the windows just logged, and refuses one over others. */
@@ -195,6 +289,22 @@ test_verifier_rule(void **state)
 	assert_true(pc_verify_nfailures(v) >= 1);
 	const struct pc_verify_failure *f = pc_verify_failure_at(v, 0);
 	assert_int_equal(f->check, PC_VC_SEQUENCE);
+	assert_int_equal(f->record, 5);
+	assert_non_null(
+	    strstr(f->msg, "observe record of windows other than the ones just logged"));
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+	/* with slices, the same rule */
+	tap_log_of(&lg, 3, PC_REC_OBSERVE_SLICES);
+	v = pc_test_verify_signed(&o, k, &lg);
+	if (pc_verify_nfailures(v) != 0)
+		pc_test_print_failures(v);
+	assert_int_equal(pc_verify_nfailures(v), 0);
+	pc_verify_free(v);
+	pc_test_log_move(&lg, 4, 5);
+	v = pc_test_verify_signed(&o, k, &lg);
+	f = pc_verify_find(v, PC_VC_SEQUENCE);
+	assert_non_null(f);
 	assert_int_equal(f->record, 5);
 	assert_non_null(
 	    strstr(f->msg, "observe record of windows other than the ones just logged"));
@@ -305,6 +415,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_slices_layout),
 		cmocka_unit_test(test_type_rules),
 		cmocka_unit_test(test_verifier_rule),
 		cmocka_unit_test(test_observe_is_its_window),
