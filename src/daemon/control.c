@@ -152,11 +152,10 @@ pc_control_close(uint64_t closed, uint64_t window_ns, struct pc_window *win)
 		for (unsigned u = 0; u < old->cfg.nuplinks; u++)
 			for (unsigned d = 0; d < PC_DIR_COUNT; d++)
 				pc_link_ctr_accumulate(&win->link[u][d], &b->link[u][d]);
-		pc_tap_collect(win, b, old->cfg.nuplinks);
+		pc_tap_collect(win, b, &old->cfg);
 		/* nobody writes this bank until the next boundary is armed */
 		memset(b->pod, 0, sizeof(b->pod[0]) * old->cfg.npods);
 		memset(b->link, 0, sizeof(b->link[0]) * old->cfg.nuplinks);
-		memset(b->seen, 0, sizeof(b->seen[0]) * old->cfg.nuplinks);
 	}
 	pc_dp.bank = bank ^ 1;
 

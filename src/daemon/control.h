@@ -23,6 +23,8 @@ struct pc_window {
 	struct pc_pod_ctr pod[PC_MAX_PODS][PC_DIR_COUNT];
 	struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];
 	struct pc_seen_ctr seen[PC_MAX_UPLINKS][PC_DIR_COUNT]; /* a tap's ports' losses */
+	struct pc_slice_ctr slice[PC_MAX_PODS][PC_DIR_COUNT];  /* a tap's boundary slices */
+	bool last_short; /* a worker's last slice began late */
 };
 
 
@@ -54,8 +56,11 @@ struct pc_table *pc_control_close(uint64_t closed, uint64_t window_ns, struct pc
  * boundary is said to be (STATUS=, the log) as one wedged between them.
  */
 void pc_control_on_wait(void (*fn)(void));
-/* Adds what a tap's ports could not deliver, from bank b, to win (tap.c). */
-void pc_tap_collect(struct pc_window *win, const struct pc_bank *b, unsigned nuplinks);
+/*
+ * Adds what a tap's ports could not deliver and what it counted in its
+ * boundary slices, from bank b, to win, and zeroes them in b (tap.c).
+ */
+void pc_tap_collect(struct pc_window *win, struct pc_bank *b, const struct pc_config *cfg);
 /* Prints the per-window lines of win to stdout. */
 void pc_control_print(const struct pc_window *win);
 

@@ -35,11 +35,20 @@ struct pc_seen_ctr {
 	uint64_t errors; /* ierrors */
 };
 
+/* What a tap counted of a pod in the first and the last slice of a window (tap.c). */
+struct pc_slice_ctr {
+	uint64_t first_bytes, first_frames;
+	uint64_t last_bytes, last_frames;
+};
+
 /* One window's counters of one worker; indexed by the table in force. */
 struct pc_bank {
 	struct pc_pod_ctr pod[PC_MAX_PODS][PC_DIR_COUNT];
 	struct pc_link_ctr link[PC_MAX_UPLINKS][PC_DIR_COUNT];
 	struct pc_seen_ctr seen[PC_MAX_UPLINKS][PC_DIR_COUNT]; /* a tap's only; zero in a shaper */
+	/* a tap's with appliance.slice only; zero in a shaper */
+	struct pc_slice_ctr slice[PC_MAX_PODS][PC_DIR_COUNT];
+	bool last_short; /* its worker saw the window's end armed less than a slice ahead */
 };
 
 struct pc_tx_stage {

@@ -575,6 +575,37 @@ pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t wind
 }
 
 static struct pc_record_seen rec_seen[PC_MAX_UPLINKS];
+static struct pc_record_slice rec_slices[PC_MAX_PODS];
+
+/* A tap's slices (appliance.slice): a block for each pod it counted any frame of in one. */
+static void
+fill_slices(struct pc_record *r, const struct pc_window *w)
+{
+	const struct pc_config *cfg = &w->table->cfg;
+	uint32_t n = 0;
+
+	r->type = PC_REC_OBSERVE_SLICES;
+	r->observe.slice_ns = cfg->slice_ns;
+	r->observe.slice_flags = w->last_short ? PC_SLICE_LAST_SHORT : 0;
+	for (unsigned p = 0; p < cfg->npods; p++) {
+		const struct pc_slice_ctr *c = w->slice[p];
+		uint64_t any = 0;
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+			any |= c[d].first_frames | c[d].last_frames;
+		if (any == 0)
+			continue;
+		struct pc_record_slice *s = &rec_slices[n++];
+		snprintf(s->pod, sizeof(s->pod), "%s", cfg->pods[p].id);
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++) {
+			s->first_bytes[d] = c[d].first_bytes;
+			s->first_frames[d] = c[d].first_frames;
+			s->last_bytes[d] = c[d].last_bytes;
+			s->last_frames[d] = c[d].last_frames;
+		}
+	}
+	r->observe.nslices = n;
+	r->observe.slices = rec_slices;
+}
 
 /*
  * A tap's OBSERVE, right after the WINDOW it completes: what its ports
@@ -599,6 +630,8 @@ submit_observe(const struct pc_window *w)
 	}
 	r.observe.nseen = cfg->nuplinks;
 	r.observe.seen = rec_seen;
+	if (cfg->slice_ns != 0)
+		fill_slices(&r, w);
 	submit(&r, false);
 }
 
