@@ -220,7 +220,7 @@ pc_reconcile_shaper(struct pc_reconcile *rc, const uint8_t *rec, size_t len)
 		return;
 	if (r.type == PC_REC_WINDOW)
 		add_window(rc, &rc->shaper, &r);
-	if (r.type == PC_REC_OBSERVE)
+	if (pc_record_is_observe(r.type))
 		rc->shaper.side = r.observe.side; /* a tap's log, given as the shaper's */
 	pc_record_free(&r);
 }
@@ -247,9 +247,31 @@ losses(const struct pc_record *r)
 	return n;
 }
 
+/* The tap's slices of each pod, into the window they are of; a pod it does not count has none. */
+static void
+tap_slices(struct pc_reconcile *rc, struct win *w, const struct pc_record *r)
+{
+	w->slice_ns = r->observe.slice_ns;
+	w->last_short = (r->observe.slice_flags & PC_SLICE_LAST_SHORT) != 0;
+	for (uint32_t i = 0; i < r->observe.nslices; i++) {
+		const struct pc_record_slice *s = &r->observe.slices[i];
+		uint32_t pod = pod_index(rc, s->pod, i);
+		const struct obs *found = find_obs(w, pod, i);
+		if (found == NULL)
+			continue;
+		struct obs *o = &w->obs[found - w->obs];
+		for (int d = 0; d < PC_DIR_COUNT; d++) {
+			o->first_bytes[d] = s->first_bytes[d];
+			o->first_frames[d] = s->first_frames[d];
+			o->last_bytes[d] = s->last_bytes[d];
+			o->last_frames[d] = s->last_frames[d];
+		}
+	}
+}
+
 /* OBSERVE completes the window just logged: fully seen if it and the one before lost nothing. */
 static void
-tap_observe(struct log *l, const struct pc_record *r)
+tap_observe(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 {
 	struct win *w = l->open ? &l->w[l->n - 1] : NULL;
 	uint64_t lost = losses(r);
@@ -262,6 +284,8 @@ tap_observe(struct log *l, const struct pc_record *r)
 		return;
 	}
 	l->open = false;
+	if (r->type == PC_REC_OBSERVE_SLICES)
+		tap_slices(rc, w, r);
 	if (lost != 0)
 		w->why = "its ports lost frames";
 	else if (!l->prev_clean && w->why == NULL)
@@ -294,7 +318,7 @@ pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, si
 		pc_record_free(&r);
 		return;
 	}
-	if (l->open && r.type != PC_REC_OBSERVE) {
+	if (l->open && !pc_record_is_observe(r.type)) {
 		l->w[l->n - 1].why = "no observe record says what the tap missed";
 		l->open = false;
 		l->prev_clean = false;
@@ -313,7 +337,8 @@ pc_reconcile_tap_record(struct pc_reconcile *rc, int tap, const uint8_t *rec, si
 		break;
 	}
 	case PC_REC_OBSERVE:
-		tap_observe(l, &r);
+	case PC_REC_OBSERVE_SLICES:
+		tap_observe(rc, l, &r);
 		break;
 	case PC_REC_STOP:
 		if (l->n > 0) {

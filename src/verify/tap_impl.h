@@ -28,6 +28,9 @@ struct obs {
 	uint8_t mode;
 	uint64_t pass_bytes[PC_DIR_COUNT], pass_frames[PC_DIR_COUNT];
 	uint64_t drop_bytes[PC_DIR_COUNT], drop_frames[PC_DIR_COUNT];
+	/* a tap's slices (OBSERVE_SLICES): what it counted within win.slice_ns of each end */
+	uint64_t first_bytes[PC_DIR_COUNT], first_frames[PC_DIR_COUNT];
+	uint64_t last_bytes[PC_DIR_COUNT], last_frames[PC_DIR_COUNT];
 };
 
 #define NO_MAP UINT32_MAX
@@ -39,6 +42,8 @@ struct win {
 	uint32_t links;  /* its uplinks' names: index into rc->linksets */
 	bool seen;       /* a tap's: fully seen */
 	const char *why; /* a tap's: why not */
+	uint64_t slice_ns; /* a tap's: the length of its slices, 0 when it counted none */
+	bool last_short;   /* a tap's: its last slice began late (PC_SLICE_LAST_SHORT) */
 	uint32_t nobs;
 	struct obs *obs;
 };
@@ -58,6 +63,13 @@ struct log {
 struct tally {
 	uint64_t agree, unreconciled, disagree;
 	uint64_t worst_diff, worst_tol; /* the largest |difference| among agreeing windows */
+	/*
+	 * The largest lie a compared window could have hidden: what the tap
+	 * may see above the shaper plus what below, and that window's cap x
+	 * window (bytes), to say it as a share.
+	 */
+	uint64_t caught, caught_of;
+	uint64_t sliced; /* compared windows whose bound the tap's slices made */
 };
 
 struct finding {
