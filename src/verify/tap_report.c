@@ -72,6 +72,25 @@ row(const struct pc_reconcile *rc, int t, uint32_t p, int d)
 	return y->agree + y->unreconciled + y->disagree == 0 ? NULL : y;
 }
 
+/* The largest lie a compared window could have hidden, in % of its cap x window. */
+static double
+power_share(const struct tally *y)
+{
+	return y->caught_of ? 100.0 * (double)y->caught / (double)y->caught_of : 0;
+}
+
+/* What the compared windows prove (docs/reconcile.md, "Boundary slices"). */
+static void
+print_power(FILE *f, const struct tally *y)
+{
+	if (y->agree == 0)
+		return;
+	fprintf(f,
+		"    a lie of more than %" PRIu64 " B (%.3f %% of cap x window) would have been "
+		"caught in any of them (%" PRIu64 " bounded by the tap's slices)\n",
+		y->caught, power_share(y), y->sliced);
+}
+
 void
 pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
 {
@@ -102,6 +121,7 @@ pc_reconcile_print_text(const struct pc_reconcile *rc, FILE *f)
 					    : "offered",
 					y->agree, y->worst_diff, y->worst_tol, y->unreconciled,
 					y->disagree);
+				print_power(f, y);
 			}
 	}
 	for (uint64_t i = 0; i < rc->nkept; i++)
@@ -135,9 +155,11 @@ pc_reconcile_print_json(const struct pc_reconcile *rc, FILE *f)
 					",\"dir\":\"%s\",\"agree\":%" PRIu64
 					",\"unreconciled\":%" PRIu64 ",\"disagree\":%" PRIu64
 					",\"largest_difference\":%" PRIu64 ",\"allowed\":%" PRIu64
-					"}",
+					",\"lie_caught_above\":%" PRIu64
+					",\"lie_caught_percent\":%.6f,\"sliced\":%" PRIu64 "}",
 					pc_dir_name((enum pc_dir)d), y->agree, y->unreconciled,
-					y->disagree, y->worst_diff, y->worst_tol);
+					y->disagree, y->worst_diff, y->worst_tol, y->caught,
+					power_share(y), y->sliced);
 				first = false;
 			}
 		fprintf(f, "]}");
@@ -211,7 +233,7 @@ pc_reconcile_print_html(const struct pc_reconcile *rc, FILE *f)
 	}
 	fputs("<table id=\"tap-list\">\n<tr><th>tap</th><th>side</th><th>pod</th><th>dir</th>"
 	      "<th>agree</th><th>not reconciled</th><th>disagree</th><th>largest difference</th>"
-	      "<th>allowed</th></tr>\n",
+	      "<th>allowed</th><th>a lie caught above</th><th>% of cap × window</th></tr>\n",
 	      f);
 	for (int t = 0; t < rc->ntaps; t++)
 		for (uint32_t p = 0; p < rc->nids; p++)
@@ -232,6 +254,10 @@ pc_reconcile_print_html(const struct pc_reconcile *rc, FILE *f)
 				html_n(f, "disagree", y->disagree);
 				html_n(f, "largest_difference", y->worst_diff);
 				html_n(f, "allowed", y->worst_tol);
+				html_n(f, "lie_caught_above", y->caught);
+				fprintf(f,
+					"<td class=\"n\" data-k=\"lie_caught_percent\">%.3f</td>",
+					power_share(y));
 				fputs("</tr>\n", f);
 			}
 	fputs("</table>\n</section>\n", f);
