@@ -31,6 +31,9 @@ enum pc_record_type {
 	PC_REC_OBSERVE = 8, /* a tap: what its ports could not see in the windows just logged */
 	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
 	PC_REC_OBSERVE_SLICES = 10, /* OBSERVE with the tap's boundary slices (record_observe.c) */
+	/* the newest type: a new one moves this, and the verifier's tables and
+	 * the tests' "first unknown type" follow it */
+	PC_REC_NEWEST = PC_REC_OBSERVE_SLICES,
 };
 
 /* ATTEST: a TPM2_Quote, in the TPM's marshalled form, and what explains it. */

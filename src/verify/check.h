@@ -43,7 +43,7 @@ struct pc_verify;
 struct pcv_lines;
 
 /* Hooks are indexed by record type: enum pc_record_type, 1 to PC_REC_OBSERVE_SLICES. */
-#define PCV_REC_TYPES (PC_REC_OBSERVE_SLICES + 1)
+#define PCV_REC_TYPES (PC_REC_NEWEST + 1)
 
 /* The reports a check may have a part in. */
 enum pcv_report {

@@ -377,7 +377,7 @@ declare_record_bytes(void **state)
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
 	assert_string_equal(err.msg, "record is truncated");
 	/* nor is a type no record has (the newest is a tap's OBSERVE_SLICES) */
-	buf[1] = PC_REC_OBSERVE_SLICES + 1;
+	buf[1] = PC_REC_NEWEST + 1;
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
 	assert_string_equal(err.msg, "unknown record type");
 }
