@@ -16,6 +16,7 @@
 
 #include "podmap/config.h"
 #include "shape/counters.h"
+#include "shape/lldp.h"
 
 /* Largest encoded record, bytes: PC_MAX_PODS pods and PC_MAX_UPLINKS links with 63-byte names fit. */
 #define PC_RECORD_MAX (1u << 23)
@@ -31,9 +32,11 @@ enum pc_record_type {
 	PC_REC_OBSERVE = 8, /* a tap: what its ports could not see in the windows just logged */
 	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
 	PC_REC_OBSERVE_SLICES = 10, /* OBSERVE with the tap's boundary slices (record_observe.c) */
+	/* 11 is SYNC's, the clock discipline's readings; until it is defined it is an unknown type */
+	PC_REC_LINK = 12, /* each port's link and LLDP neighbour (record_link.c) */
 	/* the newest type: a new one moves this, and the verifier's tables and
 	 * the tests' "first unknown type" follow it */
-	PC_REC_NEWEST = PC_REC_OBSERVE_SLICES,
+	PC_REC_NEWEST = PC_REC_LINK,
 };
 
 /* ATTEST: a TPM2_Quote, in the TPM's marshalled form, and what explains it. */
@@ -128,6 +131,53 @@ struct pc_record_observe {
 	struct pc_record_slice *slices; /* malloc'd when decoded */
 };
 
+/*
+ * LINK: what each port of the appliance showed of its cable, at a START, a
+ * RELOAD, or after the windows just logged (span_ns of real time ending at
+ * window_start_ns, the cursor). Link times are podcapd's readings, once a
+ * second and at each link interrupt.
+ */
+#define PC_LINK_AT_START    1                    /* kind: the ports as the run starts (span 0) */
+#define PC_LINK_AT_RELOAD   2                    /* ... as a reload comes into force (span 0) */
+#define PC_LINK_WINDOW      3                    /* ... over the windows logged just before */
+#define PC_LINK_CHANGES_MAX 16                   /* changes listed per port: the last ones */
+#define PC_LINK_PORTS_MAX   (2 * PC_MAX_UPLINKS) /* the pod and fabric port of each uplink */
+
+/* A link as it was read, at real_ns (CLOCK_REALTIME). */
+struct pc_record_link_change {
+	uint64_t real_ns;
+	uint8_t up;          /* 1 up, 0 down */
+	uint8_t full_duplex; /* 0 when down */
+	uint32_t speed_mbps; /* 0 when down or unknown */
+};
+
+struct pc_record_port {
+	char uplink[PC_ID_LEN];
+	uint8_t side; /* enum pc_dir: PC_DIR_UP the pod side, PC_DIR_DOWN the fabric's */
+	struct pc_record_link_change
+	    now;          /* the link when the record was made (real_ns: since then) */
+	uint64_t down_ns; /* of the span, the time the link was down */
+	uint32_t changes; /* changes within the span */
+	uint8_t nlisted;  /* min(changes, PC_LINK_CHANGES_MAX) */
+	struct pc_record_link_change listed[PC_LINK_CHANGES_MAX]; /* the last, oldest first */
+	uint8_t neighbor;   /* 1: an LLDP neighbour is there (its TTL has not run out) */
+	uint64_t heard_ns;  /* realtime it was last heard, 0 never */
+	uint64_t silent_ns; /* since then (or since podcapd read the port first), monotonic */
+	uint16_t ttl;       /* neighbour: its TTL */
+	struct pc_lldp_id chassis, port; /* neighbour: its ids */
+	uint8_t has_name;                /* neighbour: a System Name was there */
+	uint8_t name_len;
+	uint8_t name[PC_LLDP_NAME_MAX];
+};
+
+/* LINK's own fields. */
+struct pc_record_linkstate {
+	uint8_t kind;     /* PC_LINK_* */
+	uint64_t span_ns; /* PC_LINK_WINDOW: the windows' real time; else 0 */
+	uint32_t nports;
+	struct pc_record_port *ports; /* malloc'd when decoded */
+};
+
 struct pc_record {
 	uint8_t type;                      /* enum pc_record_type */
 	char appliance_id[PC_ID_LEN];
@@ -148,10 +198,11 @@ struct pc_record {
 	 * type alone says which holds; the others are not read.
 	 */
 	union {
-		struct pc_record_clock clock;     /* CLOCK */
-		struct pc_record_declare declare; /* DECLARE */
-		struct pc_record_attest *attest;  /* ATTEST: malloc'd when decoded */
-		struct pc_record_observe observe; /* OBSERVE */
+		struct pc_record_clock clock;         /* CLOCK */
+		struct pc_record_declare declare;     /* DECLARE */
+		struct pc_record_attest *attest;      /* ATTEST: malloc'd when decoded */
+		struct pc_record_observe observe;     /* OBSERVE */
+		struct pc_record_linkstate linkstate; /* LINK */
 	};
 };
 

@@ -105,6 +105,20 @@ def record():
     # common fields under type 200, then 8 bytes of that type's own
     stop = next(r for r in vector_records() if r[1] == 5)
     write("record", "later-type", stop[:1] + b"\xc8" + stop[2:] + bytes([0, 0, 0, 1, 0, 0, 0, 2]))
+    # LINK (type 12, docs/log-format.md): the STOP's common fields, a start's
+    # ports: up0's pod port down and silent, its fabric port up facing leaf-1
+    def port(side, up, neighbor):
+        b = bytes([3]) + b"up0" + bytes([side])
+        b += struct.pack(">QBBI", 1704067200 * 10**9, up, up, 100000 if up else 0)
+        b += struct.pack(">QIB", 0, 0, 0)
+        b += struct.pack(">BQQ", 1 if neighbor else 0, 1704067190 * 10**9 if neighbor else 0,
+                         10**10)
+        if neighbor:
+            b += struct.pack(">H", 120) + bytes([4, 6, 2, 0, 0, 0, 0, 1])
+            b += bytes([5, 4]) + b"swp1" + bytes([1, 6]) + b"leaf-1"
+        return b
+    own = struct.pack(">BQI", 1, 0, 2) + port(0, 0, False) + port(1, 1, True)
+    write("record", "link", stop[:1] + b"\x0c" + stop[2:] + own)
 
 
 def note():

@@ -376,7 +376,7 @@ declare_record_bytes(void **state)
 	buf[1] = 9;
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
 	assert_string_equal(err.msg, "record is truncated");
-	/* nor is a type no record has (the newest is a tap's OBSERVE_SLICES) */
+	/* nor is a type no record has (the newest is LINK) */
 	buf[1] = PC_REC_NEWEST + 1;
 	assert_int_equal(pc_record_decode(buf, n, &back, &err), -1);
 	assert_string_equal(err.msg, "unknown record type");
