@@ -64,12 +64,25 @@ struct pc_limits {
 	enum pc_promise promise;
 };
 
+/*
+ * uplinks[].pod_neighbor, fabric_neighbor: the LLDP neighbour a port must
+ * face, its ids in the form podcap shows them (shape/lldp.h, pc_lldp_render_id).
+ */
+#define PC_NEIGHBOR_ID_LEN 128
+struct pc_neighbor {
+	bool set; /* declared */
+	char chassis_id[PC_NEIGHBOR_ID_LEN];
+	char port_id[PC_NEIGHBOR_ID_LEN];
+};
+
 struct pc_uplink {
 	char name[PC_ID_LEN];
 	char pod_port[PC_DEVARGS_LEN];     /* PCI address or vdev arguments */
 	char fabric_port[PC_DEVARGS_LEN];
 	unsigned workers; /* RX/TX queue pairs, one worker each: 1 to PC_MAX_UPLINK_WORKERS */
 	unsigned npods;                     /* filled by the loader */
+	struct pc_neighbor pod_neighbor, fabric_neighbor; /* not declared: .set false */
+	uint64_t lldp_max_silence_ns; /* longest without a neighbour heard on a port; 0: any */
 	struct pc_mark mark;
 };
 
@@ -270,5 +283,7 @@ const char *pc_config_fixed_change(const struct pc_config *a, const struct pc_co
 /* Index of the pod/uplink with that id, or -1. */
 int pc_config_find_pod(const struct pc_config *cfg, const char *id);
 int pc_config_find_uplink(const struct pc_config *cfg, const char *name);
+/* Whether the map declares what LINK records are for: a neighbour or a silence on any uplink. */
+bool pc_config_links_declared(const struct pc_config *cfg);
 
 #endif /* PODCAP_CONFIG_H */

@@ -192,6 +192,11 @@ int cfg_find_name(const void *items, unsigned n, size_t size, size_t off, const 
 /* appliance.auditor_keys (podmap/auditor.c): fills c->cfg's keys. */
 int cfg_handle_auditor_keys(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 /* appliance.attestation (podmap/attest.c) */
+/* podmap/neighbor.c: uplinks[].pod_neighbor, fabric_neighbor and lldp_max_silence */
+extern const struct field cfg_neighbor_fields[];
+int cfg_handle_neighbor(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+int cfg_handle_lldp_silence(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+bool cfg_put_neighbor(struct cfg_lines *o, const void *obj);
 extern const struct field cfg_attestation_fields[];
 int cfg_handle_attestation(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
 

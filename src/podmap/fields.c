@@ -589,6 +589,19 @@ static const struct field uplink_fields[] = {
 	{ "workers", handle_workers, INTO(struct uplink_state, up.workers), DIGEST(UNLESS_DEFAULT),
 	  LINE("workers", cfg_put_unsigned), .dflt = "1", RELOAD(FIXED),
 	  KEEP(struct pc_uplink, workers), .changed = UPLINK_CHANGED },
+	/* only when declared, so older maps keep their digests; the verifier reads them */
+	{ "pod_neighbor", cfg_handle_neighbor, INTO(struct uplink_state, up.pod_neighbor),
+	  .fields = cfg_neighbor_fields, DIGEST(UNLESS_DEFAULT),
+	  LINE("pod_neighbor", cfg_put_neighbor), .dflt = "", RELOAD(APPLIED),
+	  KEEP(struct pc_uplink, pod_neighbor) },
+	{ "fabric_neighbor", cfg_handle_neighbor, INTO(struct uplink_state, up.fabric_neighbor),
+	  .fields = cfg_neighbor_fields, DIGEST(UNLESS_DEFAULT),
+	  LINE("fabric_neighbor", cfg_put_neighbor), .dflt = "", RELOAD(APPLIED),
+	  KEEP(struct pc_uplink, fabric_neighbor) },
+	{ "lldp_max_silence", cfg_handle_lldp_silence,
+	  INTO(struct uplink_state, up.lldp_max_silence_ns), DIGEST(UNLESS_DEFAULT),
+	  LINE("lldp_max_silence_ns", cfg_put_u64), .dflt = "0", RELOAD(APPLIED),
+	  KEEP(struct pc_uplink, lldp_max_silence_ns) },
 	{ NULL },
 };
 

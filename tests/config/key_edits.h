@@ -75,6 +75,9 @@
 	"    pod_port: net_null0\n"                                                                \
 	"    fabric_port: net_null1\n"                                                             \
 	"    workers: 2\n"                                                                         \
+	"    pod_neighbor: {chassis_id: \"02:00:00:00:00:01\", port_id: swp1}\n"                   \
+	"    fabric_neighbor: {chassis_id: leaf-1, port_id: Ethernet1}\n"                          \
+	"    lldp_max_silence: 120s\n"                                                             \
 	"  - {name: up1, pod_port: net_null2, fabric_port: net_null3}\n"                           \
 	"pods:\n"                                                                                  \
 	"  - {id: pod-a, uplink: up0, prefixes: [10.0.0.0/24], mode: police, promise: envelope}\n" \
@@ -203,6 +206,28 @@ static const struct ke_edit ke_edits[] = {
 	  { "fabric_port: net_null1" },
 	  { "fabric_port: net_null9" } },
 	{ "uplinks[].workers", KE_TLS, { "workers: 2" }, { "workers: 3" } },
+	{ "uplinks[].pod_neighbor",
+	  KE_TLS,
+	  { "    pod_neighbor: {chassis_id: \"02:00:00:00:00:01\", port_id: swp1}\n" },
+	  { "" } },
+	{ "uplinks[].pod_neighbor.chassis_id", KE_TLS, { "00:00:00:01\"" }, { "00:00:00:02\"" } },
+	{ "uplinks[].pod_neighbor.port_id", KE_TLS, { "port_id: swp1" }, { "port_id: swp2" } },
+	{ "uplinks[].fabric_neighbor",
+	  KE_TLS,
+	  { "    fabric_neighbor: {chassis_id: leaf-1, port_id: Ethernet1}\n" },
+	  { "" } },
+	{ "uplinks[].fabric_neighbor.chassis_id",
+	  KE_TLS,
+	  { "chassis_id: leaf-1" },
+	  { "chassis_id: leaf-2" } },
+	{ "uplinks[].fabric_neighbor.port_id",
+	  KE_TLS,
+	  { "port_id: Ethernet1}" },
+	  { "port_id: Ethernet2}" } },
+	{ "uplinks[].lldp_max_silence",
+	  KE_TLS,
+	  { "lldp_max_silence: 120s" },
+	  { "lldp_max_silence: 90s" } },
 	{ "pods",
 	  KE_TLS,
 	  { "pods:\n" },
