@@ -19,6 +19,7 @@
 
 #include "attest.h"
 #include "limit.h"
+#include "link.h"
 #include "print.h"
 #include "report.h"
 #include "verify_impl.h"
@@ -177,7 +178,8 @@ json_failures(const struct pc_verify *v, FILE *f)
 	fprintf(f, "  \"failure_checks\": {");
 	for (int c = 0; c < PC_VC_COUNT; c++)
 		/* attest is a check only under --attest: reports without it stay as they were */
-		if (c != PC_VC_ATTEST || pc_verify_attest_summary(v, &s) == 0)
+		if ((c != PC_VC_ATTEST || pc_verify_attest_summary(v, &s) == 0) &&
+		    (c != PC_VC_LINK || pcv_link_reported(v)))
 			fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "",
 				pc_verify_check_name((enum pc_verify_check)c),
 				v->found.failsum[c].count);

@@ -295,7 +295,7 @@ tap_observe(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 }
 
 /*
- * A quote, a reload or a declaration says nothing of what the tap's ports
+ * A quote, a reload, a declaration or a link record says nothing of what the tap's ports
  * saw, and moves no window: the tap observed on through it. A quote may
  * even come between a WINDOW and its OBSERVE (the ledger thread appends it
  * once the WINDOW is in a checkpoint).
@@ -303,7 +303,8 @@ tap_observe(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 static bool
 says_nothing_seen(uint8_t type)
 {
-	return type == PC_REC_ATTEST || type == PC_REC_RELOAD || type == PC_REC_DECLARE;
+	return type == PC_REC_ATTEST || type == PC_REC_RELOAD || type == PC_REC_DECLARE ||
+	    type == PC_REC_LINK;
 }
 
 void

@@ -52,6 +52,7 @@ enum pc_verify_check {
 	PC_VC_COUNTERS,       /* counters or link blocks no real port can produce */
 	PC_VC_WINDOW,         /* held to the window promise, over cap x window in one */
 	PC_VC_ATTEST,         /* --attest: a quote refused, or windows too far from a valid one */
+	PC_VC_LINK, /* a port's link down too long, or its neighbour not the declared one */
 	PC_VC_COUNT,
 };
 
@@ -168,6 +169,7 @@ struct pc_verify_policy {
 	uint64_t max_gap_ns;            /* the longest unbroken stretch of it */
 	uint64_t max_checkpoint_age_ns; /* now - the end of the newest window */
 	uint64_t max_merged_windows;    /* windows one WINDOW record may cover */
+	uint64_t max_link_down_ns;      /* a pod-side link down in one LINK record's windows */
 	size_t nbuild_ids;              /* 0: any build id is accepted */
 	uint8_t build_ids[PC_VERIFY_MAX_BUILD_IDS][32];
 };

@@ -47,6 +47,7 @@ static const struct option long_options[] = {
 	{ "max-gap", required_argument, NULL, 'G' },
 	{ "max-checkpoint-age", required_argument, NULL, 'A' },
 	{ "max-merged-windows", required_argument, NULL, 'M' },
+	{ "max-link-down", required_argument, NULL, 'W' },
 	{ "build-id", required_argument, NULL, 'b' },
 	{ "html", required_argument, NULL, 'H' },
 	{ "indicators", no_argument, NULL, 'I' },
@@ -81,6 +82,7 @@ vf_usage(FILE *f)
 		"           [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]\n",
 		"           [--max-gap DURATION] [--max-checkpoint-age DURATION]\n",
 		"           [--max-merged-windows N] [--build-id HEX]...\n",
+		"           [--max-link-down DURATION]\n",
 		"           [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]\n",
 		"           [--assignment DIR]\n",
 		"           [--witness VKEY|FILE]... [--witness-quorum K]\n",
@@ -181,6 +183,9 @@ policy_arg(int c, const char *arg, struct pc_verify_policy *p)
 		return true;
 	case 'M':
 		p->max_merged_windows = arg_count("max-merged-windows", arg);
+		return true;
+	case 'W':
+		p->max_link_down_ns = arg_duration("max-link-down", arg);
 		return true;
 	case 'b':
 		if (p->nbuild_ids == PC_VERIFY_MAX_BUILD_IDS)
