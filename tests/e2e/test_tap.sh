@@ -11,7 +11,10 @@
 #      every window the taps fully saw reconciles with the shaper's;
 #   3. the shaper's ledger re-signed with one window's bytes hidden (the
 #      operator's lie) is refused, naming the pod, direction, window and
-#      difference (exit 1);
+#      difference (exit 1); the fabric-side tap counts boundary slices
+#      (appliance.slice, docs/reconcile.md), the pod-side tap does not, so a
+#      lie just above what the report says the slices prove is refused by
+#      the fabric-side tap, and is less than the bound without slices;
 #   4. a lossy mirror (a tbf qdisc dropping copies on the mirror path): the tap
 #      sees less than crossed, and those windows are reported unreconciled,
 #      never as a lie (exit 0); meanwhile the pod-side tap is stalled for 2 s
@@ -50,12 +53,15 @@ fail()
 	failures=$((failures + 1))
 }
 
-# tap_map NAME ROLE UP_IF DOWN_IF: a tap's pod map, the shaper's pods.
+# tap_map NAME ROLE UP_IF DOWN_IF N [KEY: VALUE]: a tap's pod map, the
+# shaper's pods; KEY: VALUE an appliance key of its own.
 tap_map()
 {
-	local name=$1 role=$2 up=$3 down=$4 n=$5
+	local name=$1 role=$2 up=$3 down=$4 n=$5 extra=""
 
-	sed -e "s|id: e2e|id: $name\n  role: $role\n  listen: 127.0.0.1:0|" \
+	[ -n "${6:-}" ] && extra="\\n  $6"
+
+	sed -e "s|id: e2e|id: $name\n  role: $role\n  listen: 127.0.0.1:0$extra|" \
 	    -e "s|@TMPDIR@/appliance.key|@TMPDIR@/$name.key|" \
 	    -e "s|@TMPDIR@/ledger|@TMPDIR@/$name.ledger|" \
 	    -e "s|iface=vpod0|iface=$up,framecnt=8192|; s|iface=vfab0|iface=$down,framecnt=8192|" \
@@ -108,7 +114,7 @@ pc_keygen podcap/e2e "$PC_TMP/appliance.key" || pc_die "podcap-keygen failed"
 pc_keygen podcap/pod-tap "$PC_TMP/pod-tap.key" || pc_die "podcap-keygen failed"
 pc_keygen podcap/fabric-tap "$PC_TMP/fabric-tap.key" || pc_die "podcap-keygen failed"
 tap_map pod-tap pod-tap tpu tpd 2
-tap_map fabric-tap fabric-tap tfu tfd 4
+tap_map fabric-tap fabric-tap tfu tfd 4 "slice: $OFFSET"
 # taps first: the shaper's first windows are then seen by both
 tap_start pod-tap
 tap_start fabric-tap
@@ -226,6 +232,41 @@ if [ "$rc" = 1 ] && grep -q "^reconcile: tap 2: pod pod-00 up window $lie_at: th
 else
 	fail "the lie in window $lie_at (now $lie_claim B) was not caught (exit $rc)"
 	grep -E '^(reconcile|unreconciled|RECONCILE|reconciled)' "$PC_TMP/lie.txt" | head -n 10
+fi
+
+# 3b. the slices' bound: the report says what a lie the fabric-side tap's
+# slices would have caught in pod-00's up windows; one byte more is refused,
+# and it is well under the bound without slices, 4 x E with
+# E = burst + cap x D / 8 + max_frame = 625000 + 312500 + 1518 B at this
+# pod map's settings and OFFSET (docs/reconcile.md)
+no_slices=$((4 * (625000 + 312500 + 1518)))
+read -r caught sliced agreed < <("$PC_PYTHON" - "$PC_TMP/honest.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["reconciliation"]
+row = [p for t in r["taps"] if t["side"] == "fabric side" for p in t["pods"]
+       if p["pod"] == "pod-00" and p["dir"] == "up"][0]
+print(row["lie_caught_above"], row["sliced"], row["agree"])
+PY
+)
+if [ "${sliced:-0}" -ge 1 ] && [ "${sliced:-0}" = "${agreed:-x}" ] && [ "${caught:-$no_slices}" -lt $((no_slices / 2)) ]; then
+	pass "fabric-side slices: a lie above $caught B is caught in each of $agreed windows ($no_slices B without slices)"
+else
+	fail "fabric-side slices: ${sliced:-?} of ${agreed:-?} windows bounded by slices, a lie caught above ${caught:-?} B ($no_slices B without slices)"
+fi
+# shellcheck disable=SC2086
+read -r lie_ns lie_claim < <("$PC_PYTHON" "$here/resign.py" "$PC_TMP/ledger" \
+    "$PC_TMP/appliance.key" "$PC_TMP/forged-slice" pod-00 up $((${caught:-0} + 1)) $unseen) ||
+    pc_die "resign.py failed"
+lie_at=$("$PC_PYTHON" -c 'import sys, datetime
+print(datetime.datetime.fromtimestamp(int(sys.argv[1]) // 10**9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$lie_ns")
+verify "$PC_TMP/lie-slice.txt" "$PC_TMP/forged-slice"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "^reconcile: tap 2: pod pod-00 up window $lie_at: the tap saw [0-9]* B" "$PC_TMP/lie-slice.txt" &&
+    ! grep -q "^reconcile: tap 1:" "$PC_TMP/lie-slice.txt"; then
+	pass "$((caught + 1)) B hidden in window $lie_at: refused by the fabric-side tap's slices, not by the pod-side tap without them"
+else
+	fail "the lie of $((caught + 1)) B in window $lie_at (now $lie_claim B) was not refused by the fabric-side tap alone (exit $rc)"
+	grep -E '^(reconcile|unreconciled|RECONCILE|reconciled)' "$PC_TMP/lie-slice.txt" | head -n 10
 fi
 
 # 4. a lossy mirror: netem drops copies on the fabric side's mirror path
