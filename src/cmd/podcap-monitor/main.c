@@ -23,6 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +38,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "base/units.h"
+#include "http/http.h"
 #ifdef PC_HAVE_LIBCRYPTO
 #include "log/sha256_libcrypto.h"
 #endif
@@ -78,6 +82,7 @@ usage(FILE *f)
 	fputs(
 	    "usage: podcap-monitor --fleet FILE [--state-dir DIR] [--jobs N] [--listen ADDR]\n"
 	    "                      [--tls-cert FILE --tls-key FILE [--client-ca FILE]]\n"
+	    "                      [--listen-plaintext]\n"
 	    "                      [--interval DURATION] [--stalled-after DURATION]\n"
 	    "                      [--max-backoff DURATION] [VERIFIER OPTION]...\n"
 	    "\n"
@@ -87,6 +92,7 @@ usage(FILE *f)
 	    ")\n"
 	    "  --jobs N                 pulls at once, 1 to 64 (default: the file's jobs)\n"
 	    "  --listen ADDR            the HTTP endpoint (default " MON_DEFAULT_LISTEN ")\n"
+	    "  --listen-plaintext       serve plain HTTP on an address other than loopback\n"
 	    "  --tls-cert FILE, --tls-key FILE\n"
 	    "                           serve HTTPS (TLS 1.3) with this certificate and key\n"
 	    "  --client-ca FILE         with TLS: only clients with a certificate of this CA\n"
@@ -166,6 +172,36 @@ own_option(struct mon *m, int argc, char **argv, int *i)
 	return true;
 }
 
+/* The address is a loopback one: 127.0.0.0/8 or ::1. */
+static bool
+loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+	return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+}
+
+/*
+ * The fleet's verdicts are the site's to tell: in clear only on loopback,
+ * as podcapd's endpoint (appliance.listen_plaintext), unless the operator
+ * says so. An address that does not parse is mon_serve's to refuse.
+ */
+static void
+check_listen(const struct mon *m)
+{
+	struct sockaddr_storage ss;
+	int v6;
+
+	if (m->listen_plaintext && m->tls_cert != NULL)
+		die_usage("--listen-plaintext and --tls-cert: choose one");
+	if (m->tls_cert != NULL || m->listen_plaintext ||
+	    pc_http_parse_listen(m->listen, &ss, &v6) != 0 || loopback(&ss))
+		return;
+	die_usage("--listen %s is not a loopback address: serve it with --tls-cert and --tls-key, "
+		  "or say --listen-plaintext to serve the fleet's verdicts in clear",
+		  m->listen);
+}
+
 static void
 parse_args(int argc, char **argv, struct mon *m)
 {
@@ -189,6 +225,8 @@ parse_args(int argc, char **argv, struct mon *m)
 			exit(1);
 		} else if (own_option(m, argc, argv, &i)) {
 			continue;
+		} else if (strcmp(a, "--listen-plaintext") == 0) {
+			m->listen_plaintext = true;
 		} else if (strcmp(a, "--indicators") == 0) {
 			vf_option_set(&m->common, a + 2, NULL);
 		} else if (strcmp(a, "--now") != 0 && vf_fleet_takes_arg(a) && i + 1 < argc) {
@@ -207,6 +245,7 @@ parse_args(int argc, char **argv, struct mon *m)
 		die_usage("--tls-cert and --tls-key come together");
 	if (m->client_ca != NULL && m->tls_cert == NULL)
 		die_usage("--client-ca needs --tls-cert and --tls-key");
+	check_listen(m);
 	vf_tls_check(&m->common.tls);
 }
 

@@ -68,6 +68,7 @@ struct mon {
 	const char *state_dir;
 	const char *listen;
 	const char *tls_cert, *tls_key, *client_ca;
+	bool listen_plaintext; /* --listen-plaintext: plain HTTP beyond loopback */
 	unsigned jobs;
 	uint64_t interval_ns, stalled_ns, max_backoff_ns;
 	struct vf_options common; /* the fleet-wide verifier options */
