@@ -3,10 +3,11 @@
  * podcap-monitor's HTTP side over libmicrohttpd, read-only: GET (and
  * HEAD) /metrics, /status.json, / (the fleet page) and
  * /appliances/<name>/report.html; anything else is 404, any other method
- * 405. Over TLS (--tls-cert, --tls-key) with src/http's credential set, as
- * podcap-witness; with --client-ca every route wants a client certificate
- * that chains to it (docs/tls.md). The pages are served with the CSP of
- * their own <meta>: nothing on them may be fetched, whatever a log holds.
+ * 405. Over TLS (--tls-cert, --tls-key) with src/http's credential set,
+ * set up as podcap-witness's (http/mhd_tls.h); with --client-ca every
+ * route wants a client certificate that chains to it (docs/tls.md). The
+ * pages are served with the CSP of their own <meta>: nothing on them may
+ * be fetched, whatever a log holds.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,7 +19,7 @@
 
 #include "http/http.h"
 #include "http/tls.h"
-#include "http/tls_session.h"
+#include "http/mhd_tls.h"
 
 #include "monitor.h"
 
@@ -27,7 +28,6 @@
 #define MAX_PER_CLIENT  16
 #define IDLE_TIMEOUT    10
 #define PAGE_CSP        "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-#define OPT(o, v, p)    ((struct MHD_OptionItem){ (o), (intptr_t)(v), (p) })
 
 struct mon_server {
 	struct MHD_Daemon *d;
@@ -73,34 +73,6 @@ static enum MHD_Result
 send_text(struct MHD_Connection *c, unsigned status, const char *msg)
 {
 	return send_owned(c, status, "text/plain; charset=utf-8", strdup(msg), strlen(msg));
-}
-
-/* With --client-ca, the client's certificate must chain to it; NULL when it may read. */
-static const char *
-refused(struct mon_server *s, struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *i;
-	struct pc_http_peer p;
-	char subject[PC_SUBJECT_LEN];
-
-	if (s->tls == NULL)
-		return NULL;
-	i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	if (i == NULL)
-		return "forbidden: no_certificate\n";
-	pc_tls_session_peer(s->tls, (gnutls_session_t)i->tls_session, &p, subject, sizeof(subject));
-	switch (p.state) {
-	case PC_PEER_ANYONE:
-	case PC_PEER_TRUSTED:
-		return NULL;
-	case PC_PEER_EXPIRED:
-		return "forbidden: expired_certificate\n";
-	case PC_PEER_UNTRUSTED:
-		return "forbidden: untrusted_certificate\n";
-	case PC_PEER_NONE:
-	default:
-		return "forbidden: no_certificate\n";
-	}
 }
 
 /* "/appliances/<name>/report.html": the name's length, 0 when url is not of that form. */
@@ -172,48 +144,18 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET and HEAD\n");
 	if (*data_size != 0)
 		return send_text(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
-	if ((no = refused(s, c)) != NULL)
+	if ((no = pc_mhd_tls_refused(s->tls, c)) != NULL)
 		return send_text(c, MHD_HTTP_FORBIDDEN, no);
 	return route(s, c, url);
-}
-
-/* Before the handshake: the set's credentials, and a certificate asked of the client. */
-static void
-notify(void *cls, struct MHD_Connection *c, void **socket_context,
-       enum MHD_ConnectionNotificationCode code)
-{
-	struct mon_server *s = cls;
-	const union MHD_ConnectionInfo *i;
-
-	(void)socket_context;
-	if (code != MHD_CONNECTION_NOTIFY_STARTED)
-		return;
-	i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	if (i != NULL)
-		pc_tls_session_setup(s->tls, (gnutls_session_t)i->tls_session);
-}
-
-static size_t
-tls_options(struct mon_server *s, struct MHD_OptionItem *o, unsigned *flags)
-{
-	size_t n = 0;
-
-	if (s->tls == NULL)
-		return 0;
-	*flags |= MHD_USE_TLS;
-	o[n++] = OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(uintptr_t)pc_tls_cert_pem(s->tls));
-	o[n++] = OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)(uintptr_t)pc_tls_key_pem(s->tls));
-	o[n++] = OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)(uintptr_t)pc_tls_priorities(s->tls));
-	o[n++] = OPT(MHD_OPTION_NOTIFY_CONNECTION, (uintptr_t)notify, s);
-	return n;
 }
 
 static struct MHD_Daemon *
 start(struct mon_server *s, const struct sockaddr_storage *ss, unsigned flags)
 {
-	struct MHD_OptionItem tls[8];
+	struct MHD_OptionItem tls[PC_MHD_TLS_OPTIONS + 1];
 
-	tls[tls_options(s, tls, &flags)] = OPT(MHD_OPTION_END, 0, NULL);
+	tls[pc_mhd_tls_options(s->tls, tls, &flags)] =
+	    (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
 				(const struct sockaddr *)ss, MHD_OPTION_THREAD_POOL_SIZE,
 				(unsigned int)POOL_THREADS, MHD_OPTION_CONNECTION_LIMIT,

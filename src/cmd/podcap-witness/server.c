@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 
 #include "http/http.h"
+#include "http/mhd_tls.h"
 
 #include "witness.h"
 
@@ -108,7 +109,7 @@ handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "add-checkpoint is a POST\n");
 	if (u == NULL) {
-		const char *refused = witness_tls_refused(s->w, c);
+		const char *refused = pc_mhd_tls_refused(s->w->tls, c);
 
 		if (refused != NULL)
 			return send_text(c, MHD_HTTP_FORBIDDEN, refused);
@@ -147,7 +148,7 @@ struct witness_server *
 witness_serve(struct witness *w, const char *listen, struct pc_error *err)
 {
 	struct witness_server *s;
-	struct MHD_OptionItem tls[8];
+	struct MHD_OptionItem tls[PC_MHD_TLS_OPTIONS + 1];
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD;
@@ -168,7 +169,7 @@ witness_serve(struct witness *w, const char *listen, struct pc_error *err)
 		flags |= MHD_USE_EPOLL;
 	if (v6)
 		flags |= MHD_USE_IPv6;
-	tls[witness_tls_options(w, tls, &flags)] =
+	tls[pc_mhd_tls_options(w->tls, tls, &flags)] =
 	    (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	errno = 0;
 	s->d = MHD_start_daemon(

@@ -53,13 +53,6 @@ int witness_state_store(struct witness *w, const struct pc_witness_log *l, const
 /* The hex SHA-256 of an origin (64 digits and a NUL): its file's name and its monitoring path. */
 void witness_origin_hash(const char *origin, char hex[65]);
 
-/* tls.c: w->tls's options into o[] (and MHD_USE_TLS into *flags): how many, 0 without. */
-struct MHD_OptionItem;
-struct MHD_Connection;
-size_t witness_tls_options(struct witness *w, struct MHD_OptionItem *o, unsigned *flags);
-/* The 403 body for a client --client-ca does not vouch for, or NULL to serve it. */
-const char *witness_tls_refused(struct witness *w, struct MHD_Connection *c);
-
 /* server.c: libmicrohttpd serving POST /add-checkpoint and GET /<origin hash>/checkpoint. */
 struct witness_server;
 struct witness_server *witness_serve(struct witness *w, const char *listen, struct pc_error *err);
