@@ -140,6 +140,8 @@ update_link(unsigned u, unsigned d, uint64_t mono_ns, uint64_t real_ns)
 		       links.port[u][d].id, c.up ? "up" : "down", c.speed_mbps,
 		       c.up && !c.full_duplex ? ", half duplex" : "");
 	}
+	if (!s->known)
+		s->first = c;
 	s->known = true;
 	s->now = c;
 }

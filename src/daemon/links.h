@@ -9,7 +9,7 @@
  * (shape/lldp.h), lets neighbours whose TTL ran out go, and reads each
  * link once a second and at once after a link-state-change interrupt
  * (pc_links_lsc_event, from DPDK's interrupt thread, only sets a flag).
- * Readers (metrics, and the recorder to come) take a copy with
+ * Readers (metrics, and the recorder's LINK records, link_record.h) take a copy with
  * pc_links_snapshot under the module's own lock, which the workers never
  * take. Nothing here runs per frame on a worker.
  */
@@ -52,6 +52,7 @@ struct pc_link_state {
 	bool lsc;                  /* the driver interrupts on a change (RTE_ETH_EVENT_INTR_LSC) */
 	bool kernel_carrier;       /* net_af_packet: up is the kernel interface's carrier */
 	struct pc_link_change now; /* the state since the last change (or the first reading) */
+	struct pc_link_change first; /* the first reading: the state before the first change */
 	/* changes after the first reading; the last PC_LINK_HISTORY at [i % PC_LINK_HISTORY] */
 	uint64_t changes;
 	struct pc_link_change history[PC_LINK_HISTORY];

@@ -14,6 +14,7 @@
 #include "base/units.h"
 
 #include "attest_record.h"
+#include "link_record.h"
 #include "log.h"
 #include "recorder.h"
 #include "timing.h"
@@ -535,6 +536,25 @@ submit_declared(const struct pc_record *r, const struct pc_table *t)
 	push_pair(buf, len, dbuf, dlen);
 }
 
+static struct pc_record_port rec_ports[PC_LINK_PORTS_MAX];
+
+/*
+ * A LINK at the cursor: what each port showed at a START or RELOAD, or
+ * over the span_ns of the windows just queued. None when the links are not
+ * observed (no ports). A lifecycle record: it follows a record that was
+ * queued, so it takes at most one slot of the slack per window.
+ */
+static void
+submit_link(uint8_t kind, uint64_t cursor_ns, uint64_t window_ns, uint64_t span_ns,
+	    const uint8_t digest[PC_DIGEST_LEN])
+{
+	struct pc_record r;
+
+	base_record(&r, PC_REC_LINK, cursor_ns, window_ns, 0, digest);
+	if (pc_link_record_fill(&r.linkstate, kind, span_ns, rec_ports) == 0)
+		submit(&r, true);
+}
+
 /* A GAP for the windows that found the queue full, once there is room. */
 static void
 flush_lost(bool lifecycle)
@@ -572,6 +592,7 @@ pc_recorder_start_record(const struct pc_table *t, uint64_t epoch, uint64_t wind
 	fill_pods(&r, t, NULL);
 	mark_next(false, t->digest, start, window_ns);
 	submit_declared(&r, t);
+	submit_link(PC_LINK_AT_START, start, window_ns, 0, t->digest);
 }
 
 static struct pc_record_seen rec_seen[PC_MAX_UPLINKS];
@@ -663,6 +684,8 @@ pc_recorder_window(const struct pc_window *w)
 	}
 	if (w->table->cfg.role != PC_ROLE_SHAPER)
 		submit_observe(w);
+	submit_link(PC_LINK_WINDOW, w->start_ns + w->count * w->len_ns, w->len_ns,
+		    w->count * w->len_ns, w->table->digest);
 }
 
 void
@@ -675,6 +698,7 @@ pc_recorder_reload(const struct pc_table *t, uint64_t epoch, uint64_t window_ns)
 	fill_pods(&r, t, NULL);
 	mark_next(false, t->digest, epoch * window_ns, window_ns);
 	submit_declared(&r, t);
+	submit_link(PC_LINK_AT_RELOAD, epoch * window_ns, window_ns, 0, t->digest);
 }
 
 void
