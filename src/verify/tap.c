@@ -70,8 +70,10 @@ pc_reconcile_new(const struct pc_reconcile_policy *p, const struct pc_config *co
 static void
 log_free(struct log *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->w[i].obs);
+		free(l->w[i].down);
+	}
 	free(l->w);
 }
 
@@ -114,8 +116,8 @@ pod_index(struct pc_reconcile *rc, const char *id, uint32_t hint)
 	return name_index(&rc->ids, &rc->nids, &rc->capids, id, hint);
 }
 
-static uint32_t
-link_index(struct pc_reconcile *rc, const char *name, uint32_t hint)
+uint32_t
+pcv_tap_link_index(struct pc_reconcile *rc, const char *name, uint32_t hint)
 {
 	return name_index(&rc->links, &rc->nlinks, &rc->caplinks, name, hint);
 }
@@ -186,7 +188,7 @@ add_window(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 		int k = map != NULL ? pc_config_find_pod(map, p->id) : -1;
 
 		o->pod = pod_index(rc, p->id, i);
-		o->uplink = link_index(rc, p->uplink, i > 0 ? w->obs[i - 1].uplink : 0);
+		o->uplink = pcv_tap_link_index(rc, p->uplink, i > 0 ? w->obs[i - 1].uplink : 0);
 		o->cap_bps = p->cap_bps;
 		o->burst_bytes = p->burst_bytes;
 		o->mode = p->mode;
@@ -220,6 +222,8 @@ pc_reconcile_shaper(struct pc_reconcile *rc, const uint8_t *rec, size_t len)
 		return;
 	if (r.type == PC_REC_WINDOW)
 		add_window(rc, &rc->shaper, &r);
+	if (r.type == PC_REC_LINK)
+		pcv_tap_link(rc, &r);
 	if (pc_record_is_observe(r.type))
 		rc->shaper.side = r.observe.side; /* a tap's log, given as the shaper's */
 	pc_record_free(&r);
@@ -360,8 +364,10 @@ pc_reconcile_tap_refuse(struct pc_reconcile *rc, int tap, const char *why)
 	if (tap < 0 || tap >= rc->ntaps)
 		return;
 	struct log *l = &rc->taps[tap];
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->w[i].obs);
+		free(l->w[i].down);
+	}
 	l->n = 0;
 	l->open = false;
 	if (l->refused[0] == '\0')

@@ -419,6 +419,7 @@ pc_reconcile_finish(struct pc_reconcile *rc)
 				rc->total_unrec += c.t->unreconciled;
 				rc->total_fail += c.t->disagree;
 			}
+		pcv_tap_bypass(rc, t);
 	}
 	return rc->total_fail;
 }

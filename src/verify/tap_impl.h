@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log/record.h"
 #include "podmap/config.h"
 #include "shape/counters.h"
 #include "tap.h"
@@ -46,6 +47,9 @@ struct win {
 	bool last_short;   /* a tap's: its last slice began late (PC_SLICE_LAST_SHORT) */
 	uint32_t nobs;
 	struct obs *obs;
+	/* the shaper's: uplinks (rc->links) whose pod side its LINK says was down all of it */
+	uint32_t ndown;
+	uint32_t *down;
 };
 
 struct log {
@@ -125,5 +129,16 @@ struct finding *pcv_tap_finding(struct pc_reconcile *rc, bool failure);
 /* The tap's own envelope of pod and direction d (verify/tap_envelope.c), into t. */
 void pcv_tap_envelope(struct pc_reconcile *rc, int tap, uint32_t pod, enum pc_dir d,
 		      struct tally *t);
+
+/* The index of an uplink's name in rc->links (added when new), trying hint first. */
+uint32_t pcv_tap_link_index(struct pc_reconcile *rc, const char *name, uint32_t hint);
+/* The shaper's LINK r, of the windows of its last WINDOW (verify/link_bypass.c). */
+void pcv_tap_link(struct pc_reconcile *rc, const struct pc_record *r);
+/*
+ * The bypasses a fabric-side tap shows: a window whose pod-side link was
+ * down all of it by the shaper's LINK, in which the tap saw frames of a
+ * pod of that uplink. Each is a failure.
+ */
+void pcv_tap_bypass(struct pc_reconcile *rc, int tap);
 
 #endif /* PODCAP_VERIFY_TAP_IMPL_H */
