@@ -177,6 +177,23 @@ struct pc_attestation {
 #define PC_ATTEST_DEFAULT_IMA   "/sys/kernel/security/ima/ascii_runtime_measurements_sha256"
 #define PC_ATTEST_MAX_PCR       23
 
+/*
+ * The clock discipline podcapd reads and records (appliance.clock,
+ * docs/config.md): a SYNC record after every window with what ptp4l
+ * reported over it. That the map declares it is in the digest, so a
+ * verifier holding the map requires the readings; where ptp4l listens is
+ * the appliance's own business.
+ */
+#define PC_SUN_PATH_LEN 108 /* a unix socket's path, with its NUL (sockaddr_un) */
+
+struct pc_clock_cfg {
+	bool enabled;                /* the mapping is present */
+	char ptp4l[PC_SUN_PATH_LEN]; /* ptp4l's management socket (its uds_address) */
+	uint8_t domain;              /* the PTP domain ptp4l runs in; default 0 */
+};
+
+#define PC_CLOCK_DEFAULT_PTP4L "/var/run/ptp4l"
+
 struct pc_config {
 	char path[PC_PATH_LEN];        /* the file it was loaded from */
 	char appliance_id[PC_ID_LEN];
@@ -199,6 +216,7 @@ struct pc_config {
 	struct pc_limits defaults;
 	struct pc_dpdk dpdk;
 	struct pc_attestation attestation;
+	struct pc_clock_cfg clock; /* appliance.clock; whether it is there is in the digest */
 	unsigned nuplinks;
 	struct pc_uplink *uplinks;     /* nuplinks entries */
 	unsigned npods;

@@ -191,6 +191,10 @@ int cfg_find_name(const void *items, unsigned n, size_t size, size_t off, const 
 
 /* appliance.auditor_keys (podmap/auditor.c): fills c->cfg's keys. */
 int cfg_handle_auditor_keys(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+/* appliance.clock (podmap/clock.c) */
+extern const struct field cfg_clock_fields[];
+int cfg_handle_clock(struct ctx *c, const struct field *f, yaml_node_t *v, void *dst);
+bool cfg_put_clock(struct cfg_lines *o, const void *obj);
 /* appliance.attestation (podmap/attest.c) */
 /* podmap/neighbor.c: uplinks[].pod_neighbor, fabric_neighbor and lldp_max_silence */
 extern const struct field cfg_neighbor_fields[];

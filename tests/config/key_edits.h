@@ -38,7 +38,10 @@
 	"    tpm: device:/dev/tpmrm0\n"              \
 	"    every: 10\n"                            \
 	"    pcrs: [0, 7]\n"                         \
-	"    ima_log: /var/log/ima.txt\n"
+	"    ima_log: /var/log/ima.txt\n"            \
+	"  clock:\n"                                 \
+	"    ptp4l: /var/run/ptp4l\n"                \
+	"    domain: 24\n"
 
 #define KE_ENDPOINT_TLS                                    \
 	"  listen: 0.0.0.0:9180\n"                         \
@@ -166,6 +169,12 @@ static const struct ke_edit ke_edits[] = {
 	  KE_TLS,
 	  { "/var/log/ima.txt" },
 	  { "/var/log/ima2.txt" } },
+	{ "appliance.clock",
+	  KE_TLS,
+	  { "  clock:\n    ptp4l: /var/run/ptp4l\n    domain: 24\n" },
+	  { "" } },
+	{ "appliance.clock.ptp4l", KE_TLS, { "ptp4l: /var/run/ptp4l" }, { "ptp4l: /run/ptp4l-b" } },
+	{ "appliance.clock.domain", KE_TLS, { "domain: 24" }, { "domain: 0" } },
 	{ "window", KE_TLS, { "window: 60s" }, { "window: 30s" } },
 	{ "max_frame", KE_TLS, { "max_frame: 1522B" }, { "max_frame: 1500B" } },
 	{ "defaults",

@@ -138,7 +138,7 @@ def page_entries(lines):
             prefixes = [p + "." for p in m.group(1).split(", ")] if m else [""]
             term = None
         elif cur.strip() and indent(cur) == 7 and indent(nxt) > 7:
-            m = re.match(r"([a-z_]+)\b", cur.strip())
+            m = re.match(r"([a-z_][a-z0-9_]*)\b", cur.strip())
             term = []
             for p in prefixes if m else []:
                 path = p + m.group(1)
@@ -155,7 +155,7 @@ def page_entries(lines):
 def yaml_keys(path):
     keys = set()
     for line in open(path, encoding="utf-8"):
-        m = re.match(r"\s*(?:-\s+)?([A-Za-z_]+):(\s|$)", line)
+        m = re.match(r"\s*(?:-\s+)?([A-Za-z_][A-Za-z0-9_]*):(\s|$)", line)
         if m and not line.lstrip().startswith("#"):
             keys.add(m.group(1))
     return keys
