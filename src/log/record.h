@@ -32,7 +32,7 @@ enum pc_record_type {
 	PC_REC_OBSERVE = 8, /* a tap: what its ports could not see in the windows just logged */
 	PC_REC_DECLARE = 9, /* the auditor's declaration of the START or RELOAD just before */
 	PC_REC_OBSERVE_SLICES = 10, /* OBSERVE with the tap's boundary slices (record_observe.c) */
-	/* 11 is SYNC's, the clock discipline's readings; until it is defined it is an unknown type */
+	PC_REC_SYNC = 11, /* the clock discipline's readings over the windows just logged */
 	PC_REC_LINK = 12, /* each port's link and LLDP neighbour (record_link.c) */
 	/* the newest type: a new one moves this, and the verifier's tables and
 	 * the tests' "first unknown type" follow it */
@@ -120,6 +120,33 @@ struct pc_record_slice {
 #define PC_SLICE_LAST_SHORT 0x01
 #define PC_SLICE_FLAGS      PC_SLICE_LAST_SHORT
 
+/* SYNC: the discipline that read the clock, and what its flags byte may say. */
+#define PC_SYNC_PTP4L  1    /* linuxptp's ptp4l, read through its management socket */
+#define PC_SYNC_LOCKED 0x01 /* every poll of the windows read a reading with a bound */
+#define PC_SYNC_GM     0x02 /* the newest reading followed a grandmaster other than this clock */
+#define PC_SYNC_FLAGS  (PC_SYNC_LOCKED | PC_SYNC_GM)
+
+/*
+ * SYNC's own fields (record_sync.c): what the appliance's clock discipline
+ * reported over the windows of the WINDOW before it. Offsets and delays
+ * are ptp4l's TimeIntervals, ns x 2^16, this clock minus its master.
+ */
+struct pc_record_sync {
+	uint8_t discipline; /* PC_SYNC_PTP4L */
+	uint8_t flags;      /* PC_SYNC_* */
+	uint32_t polls;     /* polls that ended in the windows */
+	uint32_t readings;  /* of them, those that read the discipline */
+	uint32_t bounded;   /* of those, readings that support a bound (reading.h) */
+	int64_t offset;     /* the offset of largest magnitude read; 0 without a reading */
+	int64_t path_delay; /* the newest reading's mean path delay */
+	uint64_t bound_ns;  /* the largest bound, |offset| + |path delay| rounded up; 0: none */
+	uint8_t clock[8];   /* the newest reading's: this clock's identity */
+	uint8_t gm[8];      /* its grandmaster's */
+	uint16_t port;      /* the port it followed, its state and the steps to the grandmaster */
+	uint8_t port_state;
+	uint16_t steps_removed;
+};
+
 /* OBSERVE's own fields: a tap's side and its ports' losses; OBSERVE_SLICES' also its slices. */
 struct pc_record_observe {
 	uint8_t side; /* enum pc_role: 1 pod-tap, 2 fabric-tap */
@@ -202,6 +229,7 @@ struct pc_record {
 		struct pc_record_declare declare;     /* DECLARE */
 		struct pc_record_attest *attest;      /* ATTEST: malloc'd when decoded */
 		struct pc_record_observe observe;     /* OBSERVE */
+		struct pc_record_sync sync;           /* SYNC */
 		struct pc_record_linkstate linkstate; /* LINK */
 	};
 };

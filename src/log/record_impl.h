@@ -171,5 +171,6 @@ extern const struct rec_tail rec_observe_tail; /* record_observe.c */
 /* OBSERVE's with the tap's boundary slices, also record_observe.c */
 extern const struct rec_tail rec_observe_slices_tail;
 extern const struct rec_tail rec_link_tail; /* record_link.c */
+extern const struct rec_tail rec_sync_tail; /* record_sync.c */
 
 #endif /* PODCAP_RECORD_IMPL_H */

@@ -29,6 +29,7 @@ static const struct rec_type types[] = {
 	[PC_REC_OBSERVE_SLICES] = { .name = "observe-slices",
 				    .count = REC_COUNT_SOME,
 				    .tail = &rec_observe_slices_tail },
+	[PC_REC_SYNC] = { .name = "sync", .count = REC_COUNT_SOME, .tail = &rec_sync_tail },
 	[PC_REC_LINK] = { .name = "link", .count = REC_COUNT_ZERO, .tail = &rec_link_tail },
 };
 

@@ -629,6 +629,7 @@ test_type_names(void **state)
 	assert_string_equal(pc_record_type_name(PC_REC_ATTEST), "attest");
 	assert_string_equal(pc_record_type_name(PC_REC_OBSERVE_SLICES), "observe-slices");
 	assert_string_equal(pc_record_type_name(PC_REC_LINK), "link");
+	assert_string_equal(pc_record_type_name(PC_REC_SYNC), "sync");
 	assert_string_equal(pc_record_type_name(PC_REC_NEWEST + 1), "unknown");
 }
 
