@@ -14,9 +14,11 @@
 #include "base/units.h"
 
 #include "attest_record.h"
+#include "clock_discipline.h"
 #include "link_record.h"
 #include "log.h"
 #include "recorder.h"
+#include "sync_record.h"
 #include "timing.h"
 
 #define QUEUE_MAX 4096        /* windows held in memory while the disk is away */
@@ -656,6 +658,23 @@ submit_observe(const struct pc_window *w)
 	submit(&r, false);
 }
 
+/*
+ * With appliance.clock, a SYNC right after the WINDOW (and a tap's
+ * OBSERVE): what the discipline reported until the window closed. Lost
+ * with its WINDOW, never alone.
+ */
+static void
+submit_sync(const struct pc_window *w)
+{
+	struct pc_record r;
+	struct pc_clock_window cw;
+
+	base_record(&r, PC_REC_SYNC, w->start_ns, w->len_ns, w->count, w->table->digest);
+	pc_clock_discipline_snapshot(w->close_mono_ns, &cw);
+	pc_sync_fill(&r.sync, &cw);
+	submit(&r, false);
+}
+
 void
 pc_recorder_window(const struct pc_window *w)
 {
@@ -684,6 +703,9 @@ pc_recorder_window(const struct pc_window *w)
 	}
 	if (w->table->cfg.role != PC_ROLE_SHAPER)
 		submit_observe(w);
+	/* SYNC first: the clock check wants it next to its WINDOW, LINK allows it between */
+	if (w->table->cfg.clock.enabled)
+		submit_sync(w);
 	submit_link(PC_LINK_WINDOW, w->start_ns + w->count * w->len_ns, w->len_ns,
 		    w->count * w->len_ns, w->table->digest);
 }

@@ -46,7 +46,8 @@ usage(FILE *f)
 	    "\n"
 	    "  --config FILE        run with the pod map FILE\n"
 	    "  --ptp4l SOCKET       read the clock discipline every second from ptp4l's\n"
-	    "                       management socket SOCKET (its uds_address: /var/run/ptp4l)\n"
+	    "                       management socket SOCKET (its uds_address: /var/run/ptp4l),\n"
+	    "                       in place of the pod map's appliance.clock socket and domain\n"
 	    "  --ptp4l-domain N     the PTP domain ptp4l runs in (0 to 255; default 0)\n"
 	    "  --check-config FILE  check FILE as a start would (the pod map, its declaration,\n"
 	    "                       the ledger directory, the key and the TPM), print\n"
@@ -165,6 +166,11 @@ main(int argc, char **argv)
 		goto out_signer;
 	if (pd_eal_init(&cfg, argc - optind, argv + optind) != 0)
 		goto out_recorder;
+	/* the command line overrides where the map's appliance.clock says ptp4l is */
+	if (ptp4l == NULL && cfg.clock.enabled) {
+		ptp4l = cfg.clock.ptp4l;
+		domain = cfg.clock.domain;
+	}
 	/* a thread: after the signer's fork; a socket path that cannot be is a misconfiguration */
 	if (ptp4l != NULL && pc_clock_discipline_start(ptp4l, domain) != 0)
 		status = EXIT_USAGE;
