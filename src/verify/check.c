@@ -27,6 +27,7 @@ const struct pcv_check *const pcv_checks[PCV_CHECK_COUNT] = {
 	[PCV_ATTEST] = &pcv_attest_check,       /* --attest */
 	[PCV_FRESHNESS] = &pcv_freshness_check, /* check 11 */
 	[PCV_WITNESS] = &pcv_witness_check,     /* --witness, for the reports */
+	[PCV_CLOCK] = &pcv_clock_check,         /* check 15 */
 	[PCV_LINK] = &pcv_link_check,           /* check 16 */
 };
 

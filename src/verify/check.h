@@ -36,6 +36,7 @@ enum pcv_check_id {
 	PCV_ATTEST,   /* verify/attest.c: the TPM quotes (--attest) */
 	PCV_FRESHNESS, /* verify/freshness.c: the checkpoint's age at the verifier's now (check 11) */
 	PCV_WITNESS,   /* verify/witness.c: the witnesses' judgement, for the reports */
+	PCV_CLOCK,     /* verify/clock.c: the clock discipline's readings within D (check 15) */
 	PCV_LINK,      /* verify/link.c: the cables, their links and neighbours (check 16) */
 	PCV_CHECK_COUNT,
 };
@@ -123,7 +124,7 @@ extern const struct pcv_check *const pcv_checks[PCV_CHECK_COUNT];
 extern const struct pcv_check pcv_tree_check, pcv_time_check, pcv_sequence_check, pcv_build_check,
     pcv_counters_check, pcv_limit_check, pcv_totals_check, pcv_envelope_check, pcv_window_check,
     pcv_series_check, pcv_podmap_check, pcv_declare_check, pcv_attest_check, pcv_freshness_check,
-    pcv_witness_check, pcv_link_check;
+    pcv_witness_check, pcv_clock_check, pcv_link_check;
 
 /* ---- the loops over the table (verify/check.c), for the core ---- */
 

@@ -31,6 +31,7 @@ static const char *const check_names[PC_VC_COUNT] = {
 	[PC_VC_COUNTERS] = "counters",
 	[PC_VC_WINDOW] = "window",
 	[PC_VC_ATTEST] = "attest",
+	[PC_VC_CLOCK] = "clock",
 	[PC_VC_LINK] = "link",
 };
 

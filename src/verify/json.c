@@ -19,6 +19,7 @@
 
 #include "attest.h"
 #include "limit.h"
+#include "clock.h"
 #include "link.h"
 #include "print.h"
 #include "report.h"
@@ -177,8 +178,13 @@ json_failures(const struct pc_verify *v, FILE *f)
 	pcv_json_counts(f, "failures", v->found.nfails);
 	fprintf(f, "  \"failure_checks\": {");
 	for (int c = 0; c < PC_VC_COUNT; c++)
-		/* attest is a check only under --attest: reports without it stay as they were */
+		/*
+		 * attest is a check only under --attest, clock only where a log has
+		 * readings or its map declares them, link likewise for LINK records
+		 * or --max-link-down: reports without them stay as they were
+		 */
 		if ((c != PC_VC_ATTEST || pc_verify_attest_summary(v, &s) == 0) &&
+		    (c != PC_VC_CLOCK || pcv_clock_reported(v)) &&
 		    (c != PC_VC_LINK || pcv_link_reported(v)))
 			fprintf(f, "%s\"%s\": %" PRIu64, c ? ", " : "",
 				pc_verify_check_name((enum pc_verify_check)c),

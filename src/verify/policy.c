@@ -25,6 +25,7 @@ pc_verify_policy_init(struct pc_verify_policy *p)
 	p->max_gap_ns = PC_VERIFY_UNLIMITED;
 	p->max_checkpoint_age_ns = PC_VERIFY_UNLIMITED;
 	p->max_merged_windows = PC_VERIFY_UNLIMITED;
+	p->max_clock_offset_ns = PC_VERIFY_DEFAULT_CLOCK_OFFSET_NS;
 	p->max_link_down_ns = PC_VERIFY_UNLIMITED;
 }
 

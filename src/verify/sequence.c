@@ -372,6 +372,31 @@ on_attest(struct pc_verify *v, struct sequence *q, uint64_t index, const struct 
 	return true;
 }
 
+/*
+ * The clock discipline's readings over the windows just logged
+ * (verify/clock.c judges them): in a run, under the window length and pod
+ * map in force, ending at the cursor. It moves nothing.
+ */
+static bool
+on_sync(struct pc_verify *v, struct sequence *q, uint64_t index, const struct pc_record *r)
+{
+	char t1[PC_UTC_LEN], t2[PC_UTC_LEN];
+
+	if (!require_running(v, index, r) || q->resync)
+		return false;
+	uint64_t end = r->window_start_ns + r->window_count * r->window_len_ns;
+	if (r->window_len_ns == v->window_ns && end == v->cursor_ns &&
+	    memcmp(r->podmap_digest, v->digest, PC_DIGEST_LEN) == 0)
+		return true;
+	pc_utc_format(r->window_start_ns, t1, sizeof(t1));
+	pc_utc_format(v->cursor_ns, t2, sizeof(t2));
+	pcv_fail(v, PC_VC_SEQUENCE, (int64_t)index, r,
+		 "sync record of windows other than the ones just logged: %" PRIu64
+		 " window%s from %s, where the log's windows end at %s",
+		 r->window_count, r->window_count == 1 ? "" : "s", t1, t2);
+	return false;
+}
+
 /* The rules of each record type; a decoded record has one of these types. */
 static bool (*const rule[])(struct pc_verify *, struct sequence *, uint64_t,
 			    const struct pc_record *) = {
@@ -384,6 +409,7 @@ static bool (*const rule[])(struct pc_verify *, struct sequence *, uint64_t,
 	[PC_REC_OBSERVE] = on_observe, /* a tap's: the windows of the WINDOW just before */
 	[PC_REC_ATTEST] = on_attest,   /* in a run, at the cursor */
 	[PC_REC_OBSERVE_SLICES] = on_observe, /* the same, with the tap's boundary slices */
+	[PC_REC_SYNC] = on_sync,       /* the windows just logged, under what is in force */
 	/* DECLARE: its rules are the declarations' (verify/declare.c) */
 };
 

@@ -299,8 +299,8 @@ tap_observe(struct pc_reconcile *rc, struct log *l, const struct pc_record *r)
 }
 
 /*
- * A quote, a reload, a declaration or a link record says nothing of what the tap's ports
- * saw, and moves no window: the tap observed on through it. A quote may
+ * A quote, a reload, a declaration, the clock's readings or a link record
+ * say nothing of what the tap's ports saw, and move no window: the tap observed on through it. A quote may
  * even come between a WINDOW and its OBSERVE (the ledger thread appends it
  * once the WINDOW is in a checkpoint).
  */
@@ -308,7 +308,7 @@ static bool
 says_nothing_seen(uint8_t type)
 {
 	return type == PC_REC_ATTEST || type == PC_REC_RELOAD || type == PC_REC_DECLARE ||
-	    type == PC_REC_LINK;
+	    type == PC_REC_SYNC || type == PC_REC_LINK;
 }
 
 void

@@ -52,6 +52,7 @@ enum pc_verify_check {
 	PC_VC_COUNTERS,       /* counters or link blocks no real port can produce */
 	PC_VC_WINDOW,         /* held to the window promise, over cap x window in one */
 	PC_VC_ATTEST,         /* --attest: a quote refused, or windows too far from a valid one */
+	PC_VC_CLOCK,          /* a window without a bound on the clock's offset, or over D */
 	PC_VC_LINK, /* a port's link down too long, or its neighbour not the declared one */
 	PC_VC_COUNT,
 };
@@ -155,6 +156,7 @@ struct pc_verify *pc_verify_new_maps(const struct pc_verifier_key *key,
 #define PC_VERIFY_UNLIMITED UINT64_MAX
 #define PC_VERIFY_MAX_BUILD_IDS 64
 #define PC_VERIFY_DEFAULT_SKEW_NS (30 * 1000000000ULL)
+#define PC_VERIFY_DEFAULT_CLOCK_OFFSET_NS 10000000ULL /* 10 ms, the taps' default */
 
 struct pc_verify_policy {
 	/*
@@ -169,6 +171,12 @@ struct pc_verify_policy {
 	uint64_t max_gap_ns;            /* the longest unbroken stretch of it */
 	uint64_t max_checkpoint_age_ns; /* now - the end of the newest window */
 	uint64_t max_merged_windows;    /* windows one WINDOW record may cover */
+	/*
+	 * The clock offset D each window's SYNC must bound the appliance's
+	 * clock within (--max-clock-offset; podcap-verify's default is the
+	 * taps' offset)
+	 */
+	uint64_t max_clock_offset_ns;
 	uint64_t max_link_down_ns;      /* a pod-side link down in one LINK record's windows */
 	size_t nbuild_ids;              /* 0: any build id is accepted */
 	uint8_t build_ids[PC_VERIFY_MAX_BUILD_IDS][32];

@@ -72,6 +72,7 @@ vf_fleet_takes_arg(const char *opt)
 					    "--max-gap",
 					    "--max-checkpoint-age",
 					    "--max-merged-windows",
+					    "--max-clock-offset",
 					    "--max-link-down",
 					    "--build-id",
 					    "--model-size",

@@ -27,6 +27,7 @@ enum {
 	OPT_TAP_KEY,
 	OPT_TAP_CLOCK_OFFSET,
 	OPT_TAP_LINE_RATE,
+	OPT_MAX_CLOCK_OFFSET,
 	OPT_CA = 0x180,
 	OPT_PIN,
 	OPT_CERT,
@@ -47,6 +48,7 @@ static const struct option long_options[] = {
 	{ "max-gap", required_argument, NULL, 'G' },
 	{ "max-checkpoint-age", required_argument, NULL, 'A' },
 	{ "max-merged-windows", required_argument, NULL, 'M' },
+	{ "max-clock-offset", required_argument, NULL, OPT_MAX_CLOCK_OFFSET },
 	{ "max-link-down", required_argument, NULL, 'W' },
 	{ "build-id", required_argument, NULL, 'b' },
 	{ "html", required_argument, NULL, 'H' },
@@ -81,8 +83,8 @@ vf_usage(FILE *f)
 		"           [--pod-map FILE|DIR]... [--state FILE] [--checkpoint FILE] [--json]\n",
 		"           [--now TIME] [--clock-skew DURATION] [--max-unaccounted DURATION]\n",
 		"           [--max-gap DURATION] [--max-checkpoint-age DURATION]\n",
-		"           [--max-merged-windows N] [--build-id HEX]...\n",
-		"           [--max-link-down DURATION]\n",
+		"           [--max-merged-windows N] [--max-clock-offset DURATION]\n",
+		"           [--build-id HEX]... [--max-link-down DURATION]\n",
 		"           [--pod-maps DIR --auditor-key FILE... [--max-map-age DURATION]]\n",
 		"           [--assignment DIR]\n",
 		"           [--witness VKEY|FILE]... [--witness-quorum K]\n",
@@ -186,6 +188,12 @@ policy_arg(int c, const char *arg, struct pc_verify_policy *p)
 		return true;
 	case 'W':
 		p->max_link_down_ns = arg_duration("max-link-down", arg);
+		return true;
+	case OPT_MAX_CLOCK_OFFSET:
+		/* 0 is the policy's "the taps' offset": no clock is that good */
+		p->max_clock_offset_ns = arg_duration("max-clock-offset", arg);
+		if (p->max_clock_offset_ns == 0)
+			vf_die_usage("--max-clock-offset %s: not more than 0", arg);
 		return true;
 	case 'b':
 		if (p->nbuild_ids == PC_VERIFY_MAX_BUILD_IDS)
@@ -440,6 +448,8 @@ vf_options_init(struct vf_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	pc_verify_policy_init(&o->policy);
+	/* until --max-clock-offset says otherwise, D is the taps' (vf_options_check) */
+	o->policy.max_clock_offset_ns = 0;
 	o->max_map_age_ns = PC_VERIFY_UNLIMITED;
 	o->witness.max_delay_ns = PC_VERIFY_WITNESS_DELAY_NS;
 	o->taps.policy.offset_ns = PC_RECONCILE_DEFAULT_OFFSET_NS;
@@ -472,6 +482,8 @@ vf_options_check(struct vf_options *o)
 		vf_die_usage("--witness-quorum %u: only %zu --witness given", o->witness.quorum,
 			     o->witness.nkeys);
 	o->witness.skew_ns = o->policy.clock_skew_ns;
+	if (o->policy.max_clock_offset_ns == 0)
+		o->policy.max_clock_offset_ns = o->taps.policy.offset_ns;
 	/* the verifier always says what time it is: its pulls are kept in the state */
 	if (o->policy.now_ns == 0)
 		o->policy.now_ns = pc_now_ns();
