@@ -119,6 +119,16 @@ def record():
         return b
     own = struct.pack(">BQI", 1, 0, 2) + port(0, 0, False) + port(1, 1, True)
     write("record", "link", stop[:1] + b"\x0c" + stop[2:] + own)
+    write("record", "sync", sync_of(stop))
+
+
+def sync_of(stop):
+    """A SYNC (docs/log-format.md, "SYNC") of one window, from a STOP's common fields:
+    ptp4l, locked, 3 polls all bounded, offset -1.5 us, path delay 700 ns, bound 2200 ns."""
+    count = 3 + stop[2] + 24
+    head = stop[:1] + b"\x0b" + stop[2:count] + struct.pack("!Q", 1) + stop[count + 8:]
+    return head + struct.pack("!BBIIIqqQ8s8sHBH", 1, 3, 3, 3, 3, -1500 << 16, 700 << 16, 2200,
+                              b"\x11" * 8, b"\x22" * 8, 1, 9, 1)
 
 
 def note():
