@@ -27,7 +27,7 @@ struct clock_check {
 	/* the last WINDOW, and whether its SYNC is awaited (-1: none) */
 	int64_t window_for;
 	uint64_t window_start_ns, window_count;
-	bool awaited; /* the run declares readings and this window has none yet */
+	bool awaited;  /* the run declares readings and this window has none yet */
 	bool run_read; /* a SYNC was seen since the run's START */
 	struct pcv_clock_summary sum;
 };
@@ -215,8 +215,9 @@ clock_text(const struct pc_verify *v, const void *st, FILE *f)
 	if (m->windows == 0)
 		return;
 	pcv_format_duration(v->policy.max_clock_offset_ns, d, sizeof(d));
-	fprintf(f, "clock: %" PRIu64 " windows with readings (%" PRIu64 " locked throughout), "
-		   "against a clock offset of %s\n",
+	fprintf(f,
+		"clock: %" PRIu64 " windows with readings (%" PRIu64 " locked throughout), "
+		"against a clock offset of %s\n",
 		m->windows, m->locked, d);
 	if (m->nread == 0)
 		return;

@@ -19,8 +19,8 @@ struct pcv_clock_summary {
 	uint64_t max_offset_at_ns; /* the first window of the SYNC that read it */
 	uint64_t max_bound_ns;     /* the largest bound */
 	bool have_gm;
-	uint8_t gm[8];             /* the newest grandmaster */
-	uint64_t gm_changes;       /* times it was another than the one before */
+	uint8_t gm[8];       /* the newest grandmaster */
+	uint64_t gm_changes; /* times it was another than the one before */
 };
 
 const struct pcv_clock_summary *pcv_clock_summary(const struct pc_verify *v);

@@ -28,15 +28,16 @@
 #define T0     (1704067200ull * 1000000000ull)
 #define US     (1000ll << 16) /* a microsecond as a TimeInterval */
 
-static const char map_text[] = "appliance:\n"
-			       "  id: " APP "\n"
-			       "  clock: {ptp4l: /run/ptp4l}\n"
-			       "window: 1s\n"
-			       "defaults: {cap: 1Gbps, burst: 100MB, mode: police}\n"
-			       "uplinks:\n"
-			       "  - {name: up0, pod_port: 0000:3b:00.0, fabric_port: 0000:3b:00.1}\n"
-			       "pods:\n"
-			       "  - {id: pod-a, uplink: up0}\n";
+static const char map_text[] =
+    "appliance:\n"
+    "  id: " APP "\n"
+    "  clock: {ptp4l: /run/ptp4l}\n"
+    "window: 1s\n"
+    "defaults: {cap: 1Gbps, burst: 100MB, mode: police}\n"
+    "uplinks:\n"
+    "  - {name: up0, pod_port: 0000:3b:00.0, fabric_port: 0000:3b:00.1}\n"
+    "pods:\n"
+    "  - {id: pod-a, uplink: up0}\n";
 
 static struct pc_config map;
 static uint8_t digest[PC_DIGEST_LEN];

@@ -138,7 +138,8 @@ test_refused(void **state)
 	expect_refused(r, "sync locked flag disagrees with its counts");
 	r = sync_record(), r.sync.bounded = 0, r.sync.flags = 0;
 	expect_refused(r, "sync bound without a bounded reading");
-	r = sync_record(), r.sync.bounded = r.sync.readings = 0, r.sync.flags = 0, r.sync.bound_ns = 0;
+	r = sync_record(), r.sync.bounded = r.sync.readings = 0, r.sync.flags = 0,
+	r.sync.bound_ns = 0;
 	expect_refused(r, "sync offset without a reading");
 }
 
