@@ -246,8 +246,8 @@ put_key(struct sink *s, const struct pc_config *cfg, const struct field *f, cons
  * uplinks and the pods follows, its keys in its table's order.
  */
 static const char *const map_lines[] = {
-	"appliance.id", "appliance.origin", "appliance.role", "appliance.slice", "window",
-	"max_frame", "appliance.auditor_keys", "appliance.clock",
+	"appliance.id", "appliance.origin", "appliance.role",         "appliance.slice",
+	"window",       "max_frame",        "appliance.auditor_keys", "appliance.clock",
 };
 
 /* An item of a sequence and its name, to sort by. */

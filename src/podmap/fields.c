@@ -540,11 +540,8 @@ static const struct field appliance_fields[] = {
 	/* podmap/attest.c: fills the defaults, then reads the keys */
 	{ "attestation", cfg_handle_attestation, INTO(struct pc_config, attestation),
 	  .fields = cfg_attestation_fields, DIGEST(NEVER), RELOAD(AT_START) },
-	/*
-	 * podmap/clock.c: that the map declares the readings is the auditor's
-	 * promise (a verifier then wants a SYNC per window) and fixed for a
-	 * run; only when set, so older digests stand
-	 */
+	/* podmap/clock.c: declared readings are the auditor's promise (a SYNC
+	 * per window), fixed for a run; only when set, so older digests stand */
 	{ "clock", cfg_handle_clock, INTO(struct pc_config, clock), .fields = cfg_clock_fields,
 	  DIGEST(UNLESS_DEFAULT), LINE("clock", cfg_put_clock), .dflt = "", RELOAD(FIXED),
 	  KEEP(struct pc_config, clock.enabled) },

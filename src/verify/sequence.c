@@ -409,7 +409,7 @@ static bool (*const rule[])(struct pc_verify *, struct sequence *, uint64_t,
 	[PC_REC_OBSERVE] = on_observe, /* a tap's: the windows of the WINDOW just before */
 	[PC_REC_ATTEST] = on_attest,   /* in a run, at the cursor */
 	[PC_REC_OBSERVE_SLICES] = on_observe, /* the same, with the tap's boundary slices */
-	[PC_REC_SYNC] = on_sync,       /* the windows just logged, under what is in force */
+	[PC_REC_SYNC] = on_sync,              /* the windows just logged, under what is in force */
 	/* DECLARE: its rules are the declarations' (verify/declare.c) */
 };
 
