@@ -18,7 +18,14 @@ measure; the slave's port stays UNCALIBRATED, its servo never locking).
 - with ptp4l stopped mid-run (SIGSTOP) the polls count as `timeout`, with
   it killed as `down`, and windows keep closing every second throughout;
   a ptp4l started again is read again; podcapd stops cleanly and leaves
-  no socket of its own behind.
+  no socket of its own behind;
+- a podcapd whose pod map declares `appliance.clock` writes a SYNC record
+  after every window, signed like the rest: podcap-verify shows the
+  grandmaster pmc prints and the worst bound; the windows read while ptp4l
+  answered pass a clock offset of 1 s and are refused at 1 ns (every real
+  bound includes a path delay, more than 1 ns); the windows of a ptp4l
+  stopped for 3 s are refused as not locked whatever the offset, naming
+  the record.
 """
 import atexit
 import math
@@ -37,7 +44,7 @@ import faultlib  # noqa: E402
 from faultlib import Checks, Podcapd  # noqa: E402
 
 faultlib.enter("network namespaces and veths for ptp4l", net=True)
-PODCAPD, KEYGEN, PROBE = sys.argv[1:4]
+PODCAPD, KEYGEN, PROBE, VERIFY = sys.argv[1:5]
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$', re.M)
 PORT_STATES = {"INITIALIZING": 1, "FAULTY": 2, "DISABLED": 3, "LISTENING": 4, "PRE_MASTER": 5,
@@ -307,6 +314,60 @@ def outages(check, d, sock, slave, pd):
           "a ptp4l started again is read again")
 
 
+SYNC = 11  # the record type (docs/log-format.md)
+
+
+def syncs(pd):
+    """The indexes of pd's ledger's SYNC records."""
+    return [i for i, r in enumerate(faultlib.ledger_records(pd.ledger)) if r[1] == SYNC]
+
+
+def failures(report):
+    return [(f.get("check"), f.get("record"), f.get("message", "")) for f in report.get("failures", [])]
+
+
+def sync_records(check, d, sock, slave, gm):
+    """appliance.clock: a SYNC after every window, judged against D by podcap-verify."""
+    d = f"{d}/sync"
+    os.mkdir(d)
+    faultlib.traffic(d)
+    pd = ClockPodcapd(PODCAPD, KEYGEN, d, "sync")
+    pd.write_config(pd.appliance_yaml() + f"  clock:\n    ptp4l: {sock}\n" +
+                    faultlib.pod_map(d, "sync"))
+    if not check(pd.start(), "podcapd starts with appliance.clock naming ptp4l's socket"):
+        print(pd.log()[-3000:])
+        return
+    check(wait(lambda: len(syncs(pd)) >= 3, 30), "SYNC records follow its windows")
+    # every SYNC so far read a locked ptp4l: those are the honest windows
+    honest = len(faultlib.ledger_records(pd.ledger))
+    slave.send_signal(signal.SIGSTOP)
+    time.sleep(3)
+    slave.send_signal(signal.SIGCONT)
+    stopped = len(faultlib.ledger_records(pd.ledger))
+    check(wait(lambda: len([i for i in syncs(pd) if i >= stopped]) >= 2, 30),
+          "and go on once ptp4l answers again")
+    check(pd.stop() == 0, "podcapd with appliance.clock stops cleanly")
+
+    rc, out, text = faultlib.verify(VERIFY, pd, extra=["--max-clock-offset", "1s"])
+    clock = out.get("clock", {})
+    check(clock.get("grandmaster") == gm,
+          f"the report names pmc's grandmaster {gm}: {clock.get('grandmaster')}")
+    check(clock.get("windows", 0) >= 5 and 0 < clock.get("locked_windows", 0) < clock["windows"],
+          f"windows with readings, not all locked: {clock}")
+    check(0 < clock.get("max_bound_ns", 0) < 10**9, f"a worst bound read: {clock.get('max_bound_ns')} ns")
+    got = failures(out)
+    late = [f for f in got if f[0] == "clock" and f[1] >= honest and "not locked" in f[2]]
+    check(rc == 1 and late and all(f[0] == "clock" and f[1] >= honest for f in got),
+          f"at 1 s, only the windows of the stopped ptp4l are refused, as not locked (exit {rc}): "
+          f"{got[:4]}")
+
+    rc, out, text = faultlib.verify(VERIFY, pd, extra=["--max-clock-offset", "1ns"])
+    early = [f for f in failures(out) if f[0] == "clock" and f[1] < honest and
+             re.search(r"bound [0-9]+ ns: over the 1ns", f[2])]
+    check(rc == 1 and early, f"at 1 ns the locked windows are refused too, with their bound (exit {rc}): "
+          f"{failures(out)[:2]}")
+
+
 def main():
     check = Checks()
     if not check(shutil.which("ptp4l") and shutil.which("pmc"),
@@ -340,6 +401,9 @@ def main():
         check_metrics(check, d, sock, pd)
         outages(check, d, sock, slave, pd)
         check(pd.stop() == 0, "podcapd stops cleanly")
+        slave = children[-1]
+        check(wait(measured, 40, step=0.5), "ptp4l follows the grandmaster again")
+        sync_records(check, d, sock, slave, pmc(d, sock).get("grandmasterIdentity"))
         left = [f for f in os.listdir(d) if f.startswith("podcap.")]
         check(not left, f"and leaves no client socket behind: {left}")
         if check.failures:
