@@ -658,11 +658,8 @@ submit_observe(const struct pc_window *w)
 	submit(&r, false);
 }
 
-/*
- * With appliance.clock, a SYNC right after the WINDOW (and a tap's
- * OBSERVE): what the discipline reported until the window closed. Lost
- * with its WINDOW, never alone.
- */
+/* With appliance.clock, a SYNC right after the WINDOW (and a tap's OBSERVE), before its LINK
+ * (the clock check wants none between): the discipline's polls until the window closed. */
 static void
 submit_sync(const struct pc_window *w)
 {
@@ -703,7 +700,6 @@ pc_recorder_window(const struct pc_window *w)
 	}
 	if (w->table->cfg.role != PC_ROLE_SHAPER)
 		submit_observe(w);
-	/* SYNC first: the clock check wants it next to its WINDOW, LINK allows it between */
 	if (w->table->cfg.clock.enabled)
 		submit_sync(w);
 	submit_link(PC_LINK_WINDOW, w->start_ns + w->count * w->len_ns, w->len_ns,

@@ -3,8 +3,8 @@
  * The cables (docs/verify.md, check 16): the LINK records podcapd writes
  * at each START and RELOAD and after each window. A LINK stands at the
  * cursor, in a run, under the window length and pod map in force, and one
- * of windows answers the WINDOW just logged (only OBSERVE and ATTEST
- * records between) with that WINDOW's span. Under a declared map that
+ * of windows answers the WINDOW just logged (only OBSERVE, ATTEST and
+ * SYNC records between) with that WINDOW's span. Under a declared map that
  * declares neighbours or a silence (uplinks[].pod_neighbor,
  * fabric_neighbor, lldp_max_silence), every WINDOW has its LINK, each
  * declared port is in it, the neighbour it faced is the declared one and
