@@ -19,6 +19,7 @@ Commands:
                                  [--quick] [--param K=V ...]
   endpoint-tls --samples F --commands F --out F [--quick]
   tap-power --samples F --commands F --out F [--quick]
+  monitor-fleet --samples F --commands F --out F [--quick]
   table --runs F                 the one table of a run (tools/bench/run)
   doc --runs F --machine F --out F [--merge]
                                  docs/performance.md (--merge: only the
@@ -502,6 +503,56 @@ def cmd_verify_fleet(args):
     })
 
 
+# ---- monitor-fleet ----
+
+def cmd_monitor_fleet(args):
+    s = load_samples(args.samples)
+    setup = next(x for x in s if x.get("metric") == "setup")
+    mon = next(x for x in s if x.get("metric") == "monitor")
+    fleet = next(x for x in s if x.get("metric") == "fleet")
+    n = setup["appliances"]
+    # per appliance per interval: the CPU over the pulls that finished
+    per = {x["metric"]: x["cpu_s"] / x["pulls"] if x["pulls"] else None for x in (mon, fleet)}
+    ratio = per["monitor"] / per["fleet"] if per["monitor"] and per["fleet"] else None
+    ms = (lambda v: fmt(v * 1000) if v is not None else "-")
+    rows = [
+        ["appliances x records (1 START + windows of 60 s, %d pods)" % setup["pods"],
+         "%d x %d" % (n, setup["records"])],
+        ["intervals (pulls of each appliance)", str(setup["intervals"])],
+        ["monitor: pulls finished, wall (s)", "%d, %s" % (mon["pulls"], fmt(mon["wall_s"]))],
+        ["monitor: CPU of its process tree (s)", fmt(mon["cpu_s"])],
+        ["monitor: CPU per appliance per interval (ms)", ms(per["monitor"])],
+        ["podcap-verify --fleet, jobs %d: CPU (s)" % setup["jobs"], fmt(fleet["cpu_s"])],
+        ["podcap-verify --fleet: CPU per appliance per interval (ms)", ms(per["fleet"])],
+        ["monitor / podcap-verify --fleet, CPU per appliance-interval", fmt(ratio)],
+        ["monitor: peak RSS of the monitor (MiB)", fmt(mon["hwm_kib"] / 1024)],
+        ["monitor: its peak RSS per appliance (KiB)", fmt(mon["hwm_kib"] / n)],
+        ["monitor: largest process of its tree, peak RSS (MiB)",
+         fmt(mon["tree_maxrss_kib"] / 1024)],
+        ["podcap-verify --fleet: largest process, peak RSS (MiB)",
+         fmt(fleet["tree_maxrss_kib"] / 1024)],
+    ]
+    targets = [{
+        "what": "monitor CPU per appliance-interval over podcap-verify --fleet's",
+        "measured": ratio, "target": "<= 1.5", "met": ratio is not None and ratio <= 1.5,
+    }]
+    notes = [
+        "Every appliance is served by podcap-bench-serve (tools/bench/serve.c) with podcapd's "
+        "pull endpoint, each on its own loopback port, in one process on the same machine: "
+        "the servers, the monitor and the verifier share its cores.",
+        "CPU is user + system time of the process tree from wait4: the monitor and every pull "
+        "it reaped (those killed in flight at SIGTERM too, and its answers to the /metrics "
+        "the benchmark polls every 2 s), podcap-verify --fleet and its per-appliance "
+        "processes. After the first interval every pull resumes from its state over a log "
+        "that has not grown, in both.",
+    ]
+    write_section(args, {
+        "section": "Monitor fleet",
+        "columns": ["measure", "value"],
+        "rows": rows, "targets": targets, "notes": notes,
+    })
+
+
 # ---- endpoint-tls ----
 
 def cmd_endpoint_tls(args):
@@ -624,6 +675,7 @@ ORDER = ["forward-rate", "peers", "pod-scale", "cap-accuracy", "latency", "verif
          "verify-fleet", "window-close"]
 ORDER.append("endpoint-tls")
 ORDER.append("tap-power")
+ORDER.append("monitor-fleet")
 
 
 def load_runs(path):
@@ -986,7 +1038,7 @@ def main():
     p = sub.add_parser("sample-links")
     p.add_argument("dev", nargs="+")
     p.add_argument("--interval", type=float, default=0.1)
-    for name in ("cap-accuracy", "latency", "verify-speed", "verify-fleet"):
+    for name in ("cap-accuracy", "latency", "verify-speed", "verify-fleet", "monitor-fleet"):
         p = sub.add_parser(name)
         p.add_argument("--samples", required=True)
         p.add_argument("--commands", required=True)
@@ -1021,6 +1073,7 @@ def main():
         "latency": cmd_latency,
         "verify-speed": cmd_verify_speed,
         "verify-fleet": cmd_verify_fleet,
+        "monitor-fleet": cmd_monitor_fleet,
         "endpoint-tls": cmd_endpoint_tls,
         "tap-power": cmd_tap_power,
         "table": cmd_table,
