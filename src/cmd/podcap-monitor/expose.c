@@ -395,10 +395,15 @@ mon_report_page(struct mon *m, const char *name, size_t *len)
 {
 	char path[PC_PATH_LEN];
 
-	for (size_t i = 0; i < m->napps; i++)
+	bool found = false;
+
+	/* under the lock: a SIGHUP may replace the appliances */
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->napps && !found; i++)
 		if (strcmp(m->apps[i].a->name, name) == 0) {
 			mon_path(m, &m->apps[i], ".html", path, sizeof(path));
-			return pc_read_file(path, PAGE_MAX, len);
+			found = true;
 		}
-	return NULL;
+	pthread_mutex_unlock(&m->lock);
+	return found ? pc_read_file(path, PAGE_MAX, len) : NULL;
 }

@@ -9,7 +9,8 @@
  * /status.json, the fleet page and each appliance's report. A line on
  * stderr (the journal under systemd) for each change of an appliance's
  * verdict or growth. systemd: Type=notify, READY=1 once it listens,
- * STATUS= after each pull, WATCHDOG=1 when WatchdogSec= is set.
+ * STATUS= after each pull, WATCHDOG=1 when WatchdogSec= is set. SIGHUP
+ * reads the fleet file again (reload.c).
  *
  * Exit status: 0 on SIGTERM or SIGINT, 2 for a usage error, a bad fleet
  * file, an unusable state directory or an address it cannot listen on.
@@ -48,13 +49,20 @@
 
 #define TICK_MS 200 /* the longest the loop sleeps: reaping, schedules, the watchdog */
 
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, reloading;
 
 static void
 on_stop(int sig)
 {
 	(void)sig;
 	stopping = 1;
+}
+
+static void
+on_hup(int sig)
+{
+	(void)sig;
+	reloading = 1;
 }
 
 void
@@ -388,6 +396,12 @@ loop(struct mon *m)
 	uint64_t wd = watchdog_ns(), last_ping = 0;
 
 	while (!stopping) {
+		if (reloading) {
+			reloading = 0;
+			mon_reload(m);
+			mon_overview_update(m);
+			notify_status(m);
+		}
 		if (reap(m)) {
 			mon_overview_update(m);
 			notify_status(m);
@@ -447,6 +461,8 @@ main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	struct mon_server *srv = mon_serve(&m, &err);
 	if (srv == NULL) {

@@ -105,6 +105,9 @@ const char *mon_verdict_name(enum mon_verdict v);
 /* Each appliance's log against --stalled-after, between pulls too: a line when it changes. */
 void mon_watch_growth(struct mon *m);
 
+/* reload.c: SIGHUP's fleet file read again, the appliances in both keeping their states. */
+void mon_reload(struct mon *m);
+
 /* expose.c: what the HTTP routes serve, built under the lock (malloc'ed, NULL when out of memory). */
 char *mon_metrics(struct mon *m, size_t *len);
 char *mon_status_json(struct mon *m, size_t *len);
