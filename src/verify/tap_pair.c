@@ -88,10 +88,18 @@ windows_pair(const struct pc_reconcile *rc, const struct win *sw, const struct w
 static bool
 own_line(const char *line, size_t len)
 {
-	static const char *const own[] = {
-		"appliance ",   "origin ",   "role ",        "slice ",
-		"auditor_key ", "pod_port ", "fabric_port ", "workers "
-	};
+	/* the cables too: a tap's ports face other neighbours than the shaper's */
+	static const char *const own[] = { "appliance ",
+					   "origin ",
+					   "role ",
+					   "slice ",
+					   "auditor_key ",
+					   "pod_port ",
+					   "fabric_port ",
+					   "workers ",
+					   "pod_neighbor ",
+					   "fabric_neighbor ",
+					   "lldp_max_silence_ns " };
 
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (len >= strlen(own[i]) && strncmp(line, own[i], strlen(own[i])) == 0)

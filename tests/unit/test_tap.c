@@ -779,6 +779,15 @@ test_pairing(void **state)
 	expect_pairing(&(struct scenario){ .shaper = { .map = &tap }, .tap = { .map = &tap } },
 		       "the shaper's pod map (appliance tap) has appliance.role fabric-tap");
 	pc_config_free(&other);
+	/* the cables each declares are its own: the shaper's neighbours are not the tap's */
+	pc_config_free(&shaper);
+	pair_map(&shaper, "sh", "",
+		 "0000:3b:00.0\n    pod_neighbor: {chassis_id: sw-1, port_id: p1}\n"
+		 "    fabric_neighbor: {chassis_id: leaf-1, port_id: swp7}\n"
+		 "    lldp_max_silence: 90s",
+		 "10.0.0.0/24");
+	expect_pairing(&(struct scenario){ .shaper = { .map = &shaper }, .tap = { .map = &tap } },
+		       NULL);
 	pc_config_free(&tap);
 	pc_config_free(&shaper);
 }
