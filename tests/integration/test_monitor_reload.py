@@ -9,7 +9,10 @@ keeps running, says so, gen-a is gone from /status.json and /metrics,
 gen-c is pulled and verified, and gen-b keeps what the monitor knew of it
 (its pulls are counted on from before, its verification time is the one
 it had until its next pull). A fleet file that does not load changes
-nothing: the monitor says why and goes on with the fleet it had.
+nothing: the monitor says why and goes on with the fleet it had. And a
+reload never races the pages: SIGHUPs swapping the fleet back and forth
+while /status.json and /metrics are read without pause leave the monitor
+running and answering.
 """
 import json
 import os
@@ -18,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -97,6 +101,40 @@ def pulls(port, name):
         re.M))
 
 
+def reloads_under_readers(check, d, p, port, log):
+    """SIGHUPs swapping the fleet while readers hammer the pages: never a crash."""
+    stop, answered = threading.Event(), [0]
+
+    def reader():
+        while not stop.is_set():
+            for path in ("/status.json", "/metrics"):
+                if get(port, path)[0] == 200:
+                    answered[0] += 1
+    readers = [threading.Thread(target=reader) for _ in range(3)]
+    for t in readers:
+        t.start()
+    mark = len(log())
+    try:
+        for i in range(40):
+            write_fleet(d, ["gen-a", "gen-b"] if i % 2 == 0 else ["gen-b", "gen-c"])
+            p.send_signal(signal.SIGHUP)
+            # the next SIGHUP once this one was read: a reload each time, not one for many
+            wait_for(lambda: log()[mark:].count("read again") > i, 10)
+            if p.poll() is not None:
+                break
+    finally:
+        stop.set()
+        for t in readers:
+            t.join()
+    reloads = log()[mark:].count("read again")
+    check(p.poll() is None and reloads == 40 and answered[0] > 0,
+          f"{reloads} reloads while the pages were read {answered[0]} times: the monitor "
+          f"runs on (exit {p.poll()})")
+    write_fleet(d, ["gen-b", "gen-c"])
+    p.send_signal(signal.SIGHUP)
+    check(wait_for(lambda: set(status(port)) == {"gen-b", "gen-c"}, 30), "and answers after")
+
+
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="podcap-monitor-reload-") as d:
@@ -153,6 +191,7 @@ def main():
                                               log()[mark:]), 30)
             check(said and p.poll() is None and set(status(port)) == {"gen-b", "gen-c"},
                   f"a fleet file that does not load changes nothing ({log()[mark:][:300]})")
+            reloads_under_readers(check, d, p, port, log)
             p.terminate()
             check(p.wait(timeout=30) == 0, "SIGTERM stops it, exit 0")
         finally:

@@ -83,8 +83,14 @@ mon_reload(struct mon *m)
 			m->fleet_file, err.msg, m->napps);
 		return;
 	}
+	/*
+	 * Under the lock from the first change: carrying an appliance over
+	 * clears its old entry's a, which the server's pages read
+	 */
+	pthread_mutex_lock(&m->lock);
 	struct mon_app *apps = carry_over(m, &fl, &added);
 	if (apps == NULL) {
+		pthread_mutex_unlock(&m->lock);
 		mon_log("SIGHUP: out of memory; still watching the %zu appliances of before",
 			m->napps);
 		pc_fleet_free(&fl);
@@ -96,7 +102,6 @@ mon_reload(struct mon *m)
 			removed++;
 		}
 	struct mon_app *old_apps = m->apps;
-	pthread_mutex_lock(&m->lock);
 	old_fleet = m->fleet;
 	m->fleet = fl;
 	m->apps = apps;
