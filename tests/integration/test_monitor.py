@@ -344,9 +344,63 @@ def saved(state, name):
         return dict(line.split() for line in f)
 
 
+def children(pid):
+    """{pid: argv} of the processes whose parent is pid."""
+    out = {}
+    for e in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{e}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid == pid:
+                with open(f"/proc/{e}/cmdline", "rb") as f:
+                    out[int(e)] = f.read().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def launcher_of(mon):
+    kids = children(mon.proc.pid)
+    found = [p for p, argv in kids.items() if argv[1:2] == [b"--pull-launcher"]]
+    return (found[0] if len(found) == 1 and len(kids) == 1 else None), kids
+
+
+def check_launcher(check, mon):
+    """Pulls are forked by the one pull launcher; it killed, another takes its place."""
+    launcher, kids = launcher_of(mon)
+    if not check(launcher is not None,
+                 f"the monitor's one child is the pull launcher: {sorted(kids)}"):
+        return
+    seen, others = set(), set()
+    deadline = time.monotonic() + 3 * INTERVAL + 5
+    while time.monotonic() < deadline and not seen:
+        seen |= set(children(launcher))
+        others |= set(children(mon.proc.pid)) - {launcher}
+        time.sleep(0.02)
+    check(seen and not others, f"pulls are the launcher's children ({len(seen)} seen), "
+          f"none the monitor's ({sorted(others)})")
+    before = metric(mon.metrics(), "podcap_monitor_pulls_total", appliance="app-a",
+                    result="verified") or 0
+    os.kill(launcher, signal.SIGKILL)
+    said = wait_for(lambda: re.search(rf"the pull launcher \(pid {launcher}\) was killed by "
+                                      r"signal 9: .*starting another", mon.log()), 10)
+    check(said, "the journal says the launcher was lost and another started")
+    again = wait_for(lambda: (lambda p: p if p not in (None, launcher) else None)(
+        launcher_of(mon)[0]), 10)
+    check(again is not None, f"a new launcher runs: {again}")
+    ms = wait_for(lambda: (lambda m: m if (metric(m, "podcap_monitor_pulls_total",
+                                                  appliance="app-a", result="verified") or 0)
+                           > before else None)(mon.metrics()), 3 * INTERVAL + 10)
+    check(ms is not None, "app-a verifies again through the new launcher")
+    return again
+
+
 def check_restart(check, mon, state):
     # a pull of app-a finished after the kill, and its size is what the state vouches for
+    launcher, _ = launcher_of(mon)
     mon.kill9()
+    gone = wait_for(lambda: launcher is not None and not os.path.exists(f"/proc/{launcher}"), 10)
+    check(gone, f"the pull launcher ({launcher}) dies with the monitor killed -9")
     before = {n: saved(state, n) for n in ("app-a", "app-b", "gen")}
     check(all(b.get("verdict") for b in before.values()), "every state reads whole after kill -9")
     if not check(mon.start(), "the monitor starts again on its state directory"):
@@ -410,7 +464,12 @@ def main():
                 served.append(forged)
             check_down(check, mon, apps[1])
             check_restart(check, mon, f"{d}/state")
+            # last: the launcher's pulls in flight are lost with it (unreachable)
+            check_launcher(check, mon)
+            launcher, _ = launcher_of(mon)
             check(mon.stop() == 0, "SIGTERM stops it, exit 0")
+            check(launcher is not None and not os.path.exists(f"/proc/{launcher}") and
+                  not children(mon.proc.pid), "and its launcher and pulls with it")
         finally:
             if mon is not None:
                 mon.stop()

@@ -339,12 +339,13 @@ row_status(const struct mon_app *app)
 	return app->verdict == MON_VERIFIED ? 0 : app->verdict == MON_FAILED ? 1 : 2;
 }
 
-void
-mon_overview_update(struct mon *m)
+/* The fleet page built again from the appliances' pages; under the lock. */
+static void
+overview_build(struct mon *m)
 {
-	struct vf_fleet_row *rows = calloc(m->napps, sizeof(*rows));
-	char(*html)[PC_PATH_LEN] = calloc(m->napps, PC_PATH_LEN);
-	char(*err)[PC_PATH_LEN] = calloc(m->napps, PC_PATH_LEN);
+	struct vf_fleet_row *rows = calloc(m->napps ? m->napps : 1, sizeof(*rows));
+	char(*html)[PC_PATH_LEN] = calloc(m->napps ? m->napps : 1, PC_PATH_LEN);
+	char(*err)[PC_PATH_LEN] = calloc(m->napps ? m->napps : 1, PC_PATH_LEN);
 	char *text = NULL;
 	size_t len = 0, k = 0, nfailed = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -374,12 +375,11 @@ mon_overview_update(struct mon *m)
 	vf_fleet_page(f, rows, k, nfailed);
 	if (fclose(f) == 0) {
 		f = NULL;
-		pthread_mutex_lock(&m->lock);
 		free(m->overview);
 		m->overview = text;
 		m->overview_len = len;
+		m->overview_stale = false;
 		text = NULL;
-		pthread_mutex_unlock(&m->lock);
 	}
 out:
 	if (f != NULL)
@@ -388,6 +388,35 @@ out:
 	free(rows);
 	free(html);
 	free(err);
+}
+
+void
+mon_overview_stale(struct mon *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->overview_stale = true;
+	pthread_mutex_unlock(&m->lock);
+}
+
+/*
+ * Built when asked for, not after every pull: a fleet page holds every
+ * appliance's report, so building it after each pull would make a round
+ * of pulls over the fleet cost the square of its size.
+ */
+char *
+mon_overview_page(struct mon *m, size_t *len)
+{
+	char *body = NULL;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->overview == NULL || m->overview_stale)
+		overview_build(m);
+	if (m->overview != NULL && (body = malloc(m->overview_len + 1)) != NULL) {
+		memcpy(body, m->overview, m->overview_len);
+		*len = m->overview_len;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return body;
 }
 
 char *

@@ -353,17 +353,15 @@ state_dir(const struct mon *m)
 	}
 }
 
-/* Every pull that ended; true when one did. */
-static bool
+/* The monitor's one child is the pull launcher: when it ended, another. */
+static void
 reap(struct mon *m)
 {
-	bool any = false;
 	pid_t pid;
 	int st;
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		any |= mon_pull_reaped(m, pid, st);
-	return any;
+		mon_launcher_reaped(m, pid, st);
 }
 
 /* The due pulls, the most overdue first, while fewer than --jobs run. */
@@ -399,35 +397,36 @@ loop(struct mon *m)
 		if (reloading) {
 			reloading = 0;
 			mon_reload(m);
-			mon_overview_update(m);
+			mon_overview_stale(m);
 			notify_status(m);
 		}
-		if (reap(m)) {
-			mon_overview_update(m);
-			notify_status(m);
-		}
+		reap(m);
 		mon_watch_growth(m);
 		start_due(m);
 		if (wd != 0 && pc_mono_ns() - last_ping >= wd / 2) {
 			notify("WATCHDOG=1");
 			last_ping = pc_mono_ns();
 		}
-		poll(NULL, 0, TICK_MS);
+		if (mon_pull_wait(m, TICK_MS)) {
+			mon_overview_stale(m);
+			notify_status(m);
+		}
 	}
 }
 
-/* On the way out: the pulls in flight are dropped, their states untouched. */
+/* On the way out: the pulls in flight are dropped (the launcher's), their states untouched. */
 static void
 stop_pulls(struct mon *m)
 {
-	for (size_t i = 0; i < m->napps; i++)
-		if (m->apps[i].pid > 0)
-			kill(m->apps[i].pid, SIGKILL);
-	while (m->running > 0 && wait(NULL) > 0)
-		m->running--;
+	mon_launcher_stop(m);
 	for (size_t i = 0; i < m->napps; i++) {
 		char tmp[PC_PATH_LEN];
 
+		if (m->apps[i].pid > 0) {
+			close(m->apps[i].result_fd);
+			m->apps[i].pid = 0;
+			m->running--;
+		}
 		mon_path(m, &m->apps[i], ".html.tmp", tmp, sizeof(tmp));
 		unlink(tmp);
 	}
@@ -446,10 +445,10 @@ main(int argc, char **argv)
 		mon_log("warning: libcrypto's SHA-256 disagrees with libsodium's; hashing with "
 			"libsodium");
 #endif
-	/* a pull: the child's fresh image (pull.c), with the monitor's arguments after the name */
-	if (argc > 2 && strcmp(argv[1], MON_PULL_ARG) == 0) {
-		parse_args(argc - 2, argv + 2, &m);
-		return mon_pull_main(&m, argv[2]);
+	/* the pull launcher: a fresh image (launch.c), with the monitor's arguments after it */
+	if (argc > 1 && strcmp(argv[1], MON_LAUNCHER_ARG) == 0) {
+		parse_args(argc - 1, argv + 1, &m);
+		return mon_launcher_main(&m);
 	}
 	m.argc = argc;
 	m.argv = argv;
@@ -457,7 +456,12 @@ main(int argc, char **argv)
 	state_dir(&m);
 	pthread_mutex_init(&m.lock, NULL);
 	load_fleet(&m);
-	mon_overview_update(&m);
+	m.launcher_fd = -1;
+	/* before the endpoint's key is read: the launcher and its pulls never hold it */
+	if (mon_launcher_start(&m) < 0) {
+		mon_log("cannot start the pull launcher: %s", strerror(errno));
+		return 2;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

@@ -40,7 +40,7 @@ struct mon_app {
 	uint64_t interval_ns;
 	/* the schedule, the main thread's alone */
 	uint64_t due_mono_ns; /* the next pull, on CLOCK_MONOTONIC */
-	pid_t pid;            /* the pull in flight, 0 when none */
+	pid_t pid;            /* the pull in flight (the launcher's child), 0 when none */
 	int result_fd;        /* its outcome's pipe */
 	uint64_t started_ns;
 	/* kept in the state directory (store.c), read by the HTTP threads under the lock */
@@ -76,9 +76,12 @@ struct mon {
 	struct mon_app *apps;
 	size_t napps;
 	unsigned running;
-	pthread_mutex_t lock; /* over every mon_app's kept fields, and overview */
-	char *overview;       /* the fleet page, rebuilt after each pull */
+	pid_t launcher_pid;   /* the pull launcher (launch.c), 0 when none */
+	int launcher_fd;      /* its socket */
+	pthread_mutex_t lock; /* over every mon_app's kept fields, and the overview */
+	char *overview;       /* the fleet page, as last built */
 	size_t overview_len;
+	bool overview_stale; /* a pull or a SIGHUP changed what it shows since */
 };
 
 /* A file of the appliance's in the state directory: "<dir>/<name><suffix>". */
@@ -91,16 +94,28 @@ void mon_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void mon_store_load(const struct mon *m, struct mon_app *app);
 int mon_store_save(const struct mon *m, const struct mon_app *app);
 
-/* The first argument of a pull's own podcap-monitor, and the fd of its outcome's pipe. */
-#define MON_PULL_ARG "--pull-one"
-#define MON_PULL_FD  3
+/* The first argument of the pull launcher's podcap-monitor, and the fd of its socket. */
+#define MON_LAUNCHER_ARG "--pull-launcher"
+#define MON_LAUNCH_FD    3
 
-/* pull.c: a pull's own process (MON_PULL_ARG NAME ...): its exit status. */
-int mon_pull_main(struct mon *m, const char *name);
-/* pull.c: starting pulls that are due, taking those that ended; the next wake-up. */
+/* launch.c, the monitor's side: the launcher started (0, or -1 and errno), a pull of the
+ * appliance named name started by it with its outcome to result_fd (its pid, or -1), the
+ * fleet file read again by it (0 or -1), it stopped with its pulls and reaped. */
+int mon_launcher_start(struct mon *m);
+pid_t mon_launch_pull(struct mon *m, const char *name, int result_fd);
+int mon_launcher_reload(struct mon *m);
+/* The pull pid killed by the launcher, if it is still in flight. */
+void mon_launch_drop(struct mon *m, pid_t pid);
+void mon_launcher_stop(struct mon *m);
+/* The launcher's end, when pid is it: said, and another started. False when pid is not it. */
+bool mon_launcher_reaped(struct mon *m, pid_t pid, int status);
+/* launch.c: the launcher's own process (MON_LAUNCHER_ARG ...): its exit status. */
+int mon_launcher_main(struct mon *m);
+
+/* pull.c: a pull of the appliance started through the launcher. */
 void mon_pull_start(struct mon *m, struct mon_app *app, uint64_t now_mono);
-/* Takes a pull that ended (pid); false when pid is none of the fleet's. */
-bool mon_pull_reaped(struct mon *m, pid_t pid, int status);
+/* Waits up to timeout_ms for pulls to end and takes those that did; true when one did. */
+bool mon_pull_wait(struct mon *m, int timeout_ms);
 const char *mon_verdict_name(enum mon_verdict v);
 /* Each appliance's log against --stalled-after, between pulls too: a line when it changes. */
 void mon_watch_growth(struct mon *m);
@@ -111,8 +126,10 @@ void mon_reload(struct mon *m);
 /* expose.c: what the HTTP routes serve, built under the lock (malloc'ed, NULL when out of memory). */
 char *mon_metrics(struct mon *m, size_t *len);
 char *mon_status_json(struct mon *m, size_t *len);
-/* The fleet page, rebuilt from the appliances' pages (main thread, after a pull). */
-void mon_overview_update(struct mon *m);
+/* The fleet page to be built again when next asked for (after a pull or a SIGHUP). */
+void mon_overview_stale(struct mon *m);
+/* The fleet page (malloc'ed), built from the appliances' pages if stale, or NULL. */
+char *mon_overview_page(struct mon *m, size_t *len);
 /* The appliance named name's report page (malloc'ed), or NULL when there is none. */
 char *mon_report_page(struct mon *m, const char *name, size_t *len);
 

@@ -2,23 +2,23 @@
 /*
  * One pull of one appliance: a process of its own (as podcap-verify
  * --fleet runs each appliance, so that a hostile log or a hung endpoint
- * touches no other appliance's result) that runs podcap-verify's
- * one-appliance verifier on the appliance's fleet entry, resuming from its
- * state in the state directory, and hands back what it found through a
- * pipe. Its report page goes to a file beside the state, renamed into
- * place when the pull finishes. Then the schedule: the next pull an
- * interval on, or, while the endpoint is down, after a wait that doubles
- * with each failed pull up to --max-backoff.
+ * touches no other appliance's result), forked by the pull launcher
+ * (launch.c), that runs podcap-verify's one-appliance verifier on the
+ * appliance's fleet entry, resuming from its state in the state directory,
+ * and hands back what it found through a pipe: the pull has ended when the
+ * pipe has its outcome or is closed without one. Its report page goes to a
+ * file beside the state, renamed into place when the pull finishes. Then
+ * the schedule: the next pull an interval on, or, while the endpoint is
+ * down, after a wait that doubles with each failed pull up to --max-backoff.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -34,98 +34,24 @@ mon_verdict_name(enum mon_verdict v)
 	return v <= MON_UNREACHABLE ? names[v] : "pending";
 }
 
-/*
- * The forked child: its files, then a fresh podcap-monitor (MON_PULL_ARG)
- * for the pull. A new image, not the fork itself, runs the verifier: it
- * holds none of the monitor's memory (the endpoint's TLS key, the other
- * appliances' findings) and none of its threads' state.
- */
-static void __attribute__((noreturn))
-child(struct mon *m, const struct mon_app *app, int fd, pid_t parent)
-{
-	char opath[PC_PATH_LEN], epath[PC_PATH_LEN];
-	char **args = calloc((size_t)m->argc + 3, sizeof(*args));
-
-	/* a monitor killed -9 takes its pulls with it: no orphan holds its port or state */
-	if (args == NULL || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(2);
-	mon_path(m, app, ".out", opath, sizeof(opath));
-	mon_path(m, app, ".err", epath, sizeof(epath));
-	int ofd = open(opath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int efd = open(epath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (ofd < 0 || efd < 0 || dup2(ofd, 1) < 0 || dup2(efd, 2) < 0)
-		_exit(2);
-	/* the outcome's pipe is fd 3 of the new image, open across exec */
-	if ((fd == MON_PULL_FD ? fcntl(fd, F_SETFD, 0) : dup2(fd, MON_PULL_FD)) < 0)
-		_exit(2);
-	args[0] = m->argv[0];
-	args[1] = (char *)(uintptr_t)MON_PULL_ARG;
-	args[2] = (char *)(uintptr_t)app->a->name;
-	for (int i = 1; i < m->argc; i++)
-		args[i + 2] = m->argv[i];
-	execv("/proc/self/exe", args);
-	_exit(2);
-}
-
-int
-mon_pull_main(struct mon *m, const char *name)
-{
-	static struct vf_options o;
-	static struct vf_outcome out;
-	char state[PC_PATH_LEN], html[PC_PATH_LEN];
-	struct pc_error err;
-
-	if (pc_fleet_load(m->fleet_file, &m->fleet, &err) < 0) {
-		pc_error_print(&err, stderr);
-		return 2;
-	}
-	for (size_t i = 0; i < m->fleet.n; i++) {
-		struct mon_app app = { .a = &m->fleet.a[i] };
-
-		if (strcmp(app.a->name, name) != 0)
-			continue;
-		mon_path(m, &app, ".state", state, sizeof(state));
-		mon_path(m, &app, ".html.tmp", html, sizeof(html));
-		o = m->common;
-		vf_fleet_appliance_options(&o, app.a, html);
-		/* the monitor keeps every appliance's state in its own directory */
-		o.state = state;
-		int rc = vf_run(&o, &out);
-		fflush(NULL);
-		if (write(MON_PULL_FD, &out, sizeof(out)) != (ssize_t)sizeof(out))
-			return 2;
-		pc_fleet_free(&m->fleet);
-		return rc;
-	}
-	mon_log("%s: no such appliance in %s (was the file changed?)", name, m->fleet_file);
-	return 2;
-}
-
 void
 mon_pull_start(struct mon *m, struct mon_app *app, uint64_t now_mono)
 {
 	int p[2];
-	pid_t parent = getpid();
 
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		mon_log("%s: cannot pull: pipe: %s", app->a->name, strerror(errno));
 		app->due_mono_ns = now_mono + app->interval_ns;
 		return;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		mon_log("%s: cannot pull: fork: %s", app->a->name, strerror(errno));
+	pid_t pid = mon_launch_pull(m, app->a->name, p[1]);
+	close(p[1]);
+	if (pid <= 0) {
+		mon_log("%s: cannot pull: the pull launcher did not start it", app->a->name);
 		close(p[0]);
-		close(p[1]);
 		app->due_mono_ns = now_mono + app->interval_ns;
 		return;
 	}
-	if (pid == 0) {
-		close(p[0]);
-		child(m, app, p[1], parent);
-	}
-	close(p[1]);
 	app->pid = pid;
 	app->result_fd = p[0];
 	app->started_ns = now_mono;
@@ -245,14 +171,12 @@ is_stalled(const struct mon *m, const struct mon_app *app, uint64_t now)
 	return app->verified_once && now - app->grew_at_ns > m->stalled_ns;
 }
 
+/* A pull that ended: n bytes of its outcome o read from its pipe (a whole one, or it did not finish). */
 static void
-take(struct mon *m, struct mon_app *app, int status)
+take(struct mon *m, struct mon_app *app, ssize_t n, const struct vf_outcome *o)
 {
-	struct vf_outcome o;
 	uint64_t now = pc_now_ns();
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
-	ssize_t n = read(app->result_fd, &o, sizeof(o));
-	bool finished = (code == 0 || code == 1) && n == (ssize_t)sizeof(o);
+	bool finished = n == (ssize_t)sizeof(*o) && (o->rc == 0 || o->rc == 1);
 
 	close(app->result_fd);
 	app->result_fd = -1;
@@ -261,7 +185,7 @@ take(struct mon *m, struct mon_app *app, int status)
 	enum mon_verdict was = app->verdict;
 	bool was_stalled = app->stalled;
 	if (finished) {
-		take_outcome(app, &o, now);
+		take_outcome(app, o, now);
 	} else {
 		app->verdict = MON_UNREACHABLE;
 		app->errors++;
@@ -279,19 +203,35 @@ take(struct mon *m, struct mon_app *app, int status)
 }
 
 bool
-mon_pull_reaped(struct mon *m, pid_t pid, int status)
+mon_pull_wait(struct mon *m, int timeout_ms)
 {
-	for (size_t i = 0; i < m->napps; i++) {
-		struct mon_app *app = &m->apps[i];
+	struct pollfd fds[PC_FLEET_MAX_JOBS];
+	struct mon_app *of[PC_FLEET_MAX_JOBS];
+	size_t n = 0;
+	bool any = false;
 
-		if (app->pid != pid)
+	for (size_t i = 0; i < m->napps && n < PC_FLEET_MAX_JOBS; i++)
+		if (m->apps[i].pid > 0) {
+			fds[n] = (struct pollfd){ .fd = m->apps[i].result_fd, .events = POLLIN };
+			of[n++] = &m->apps[i];
+		}
+	if (poll(fds, n, timeout_ms) <= 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct vf_outcome o;
+		ssize_t got;
+
+		if (fds[i].revents == 0)
 			continue;
-		app->pid = 0;
+		do
+			got = read(fds[i].fd, &o, sizeof(o));
+		while (got < 0 && errno == EINTR);
+		of[i]->pid = 0;
 		m->running--;
-		take(m, app, status);
-		return true;
+		take(m, of[i], got, &o);
+		any = true;
 	}
-	return false;
+	return any;
 }
 
 void

@@ -7,10 +7,8 @@
  * its files are left where they are. A file that does not load changes
  * nothing: the monitor says why and watches the fleet it had.
  */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -26,15 +24,14 @@ find(struct mon *m, const char *name)
 	return NULL;
 }
 
-/* A removed appliance: its pull in flight killed and reaped here, not by the loop. */
+/* A removed appliance: its pull in flight killed (the launcher reaps it), its result not taken. */
 static void
 drop(struct mon *m, struct mon_app *app)
 {
 	char tmp[PC_PATH_LEN];
 
 	if (app->pid > 0) {
-		kill(app->pid, SIGKILL);
-		waitpid(app->pid, NULL, 0);
+		mon_launch_drop(m, app->pid);
 		m->running--;
 	}
 	if (app->result_fd >= 0)
@@ -109,6 +106,10 @@ mon_reload(struct mon *m)
 	pthread_mutex_unlock(&m->lock);
 	free(old_apps);
 	pc_fleet_free(&old_fleet);
+	if (mon_launcher_reload(m) < 0)
+		mon_log("SIGHUP: the pull launcher did not read %s again: it pulls the appliances "
+			"of before, and no new one",
+			m->fleet_file);
 	mon_log("SIGHUP: %s read again: %zu appliances, %zu added, %zu removed", m->fleet_file,
 		m->napps, added, removed);
 }

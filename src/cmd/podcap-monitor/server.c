@@ -108,15 +108,10 @@ route(struct mon_server *s, struct MHD_Connection *c, const char *url)
 		return send_owned(c, MHD_HTTP_OK, "application/json", body, len);
 	}
 	if (strcmp(url, "/") == 0) {
-		pthread_mutex_lock(&s->m->lock);
-		len = s->m->overview_len;
-		body = s->m->overview != NULL ? malloc(len + 1) : NULL;
-		if (body != NULL)
-			memcpy(body, s->m->overview, len);
-		pthread_mutex_unlock(&s->m->lock);
-		if (s->m->overview == NULL)
+		body = mon_overview_page(s->m, &len);
+		if (body == NULL)
 			return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-					 "no appliance has been pulled yet\n");
+					 "the fleet page could not be built (out of memory)\n");
 		return send_owned(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, len);
 	}
 	if (report_name(url, name, sizeof(name)) != 0) {
