@@ -2,13 +2,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Writes the seed corpora of the fuzz targets, tests/fuzz/TARGET/seed-*,
 from the test vectors and podcap's frame builders. Run from anywhere after
-a deliberate change of a format; inputs that once found a bug are kept in
-the same directories under other names and are never touched here.
+a deliberate change of a format or of the vectors; inputs that once found
+a bug are kept in the same directories under other names and are never
+touched here.
+
+  seeds.py           writes them
+  seeds.py --check   writes them elsewhere and compares: exit 1 naming each
+                     seed that is missing or not what this file makes (the
+                     unit suite's fuzz-seeds: a vector changed, the seeds not)
 
 The pod-map target also reads tests/config/good and tests/config/bad."""
+import filecmp
 import os
 import struct
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
@@ -28,7 +36,7 @@ def write(target, name, data):
 
 
 def vector_records():
-    """The 13 records of tests/vectors/ledger: 4-byte length, record, leaf hash."""
+    """The records of tests/vectors/ledger, each a 4-byte length, the record, its leaf hash."""
     with open(os.path.join(VECTORS, "ledger", "records"), "rb") as f:
         d = f.read()
     recs, off = [], 0
@@ -230,5 +238,41 @@ def ptp():
     write("ptp", "bound-saturated", struct.pack("!qqBB3B", -2 ** 63, -2 ** 63, 0x0b, 1, 9, 8, 6))
 
 
-for f in (classify, lldp, config, record, note, declaration, verify, http, ptp):
-    f()
+def stale(made):
+    """The seeds under made that tests/fuzz lacks or holds otherwise."""
+    tree = os.path.join(ROOT, "tests", "fuzz")
+    out = []
+    for target in sorted(os.listdir(made)):
+        for name in sorted(os.listdir(os.path.join(made, target))):
+            have = os.path.join(tree, target, name)
+            if not os.path.exists(have):
+                out.append(f"{target}/{name}: missing")
+            elif not filecmp.cmp(os.path.join(made, target, name), have, shallow=False):
+                out.append(f"{target}/{name}: not what seeds.py makes")
+    return out
+
+
+def main():
+    global OUT
+    check = sys.argv[1:] == ["--check"]
+    if sys.argv[1:] and not check:
+        sys.exit("usage: seeds.py [--check]")
+    with tempfile.TemporaryDirectory(prefix="podcap-seeds-") as tmp:
+        if check:
+            OUT = tmp
+        for f in (classify, lldp, config, record, note, declaration, verify, http, ptp):
+            f()
+        if not check:
+            return 0
+        bad = stale(tmp)
+    for line in bad:
+        print(line)
+    if bad:
+        print(f"{len(bad)} seeds are stale: run tests/fuzz/seeds.py and commit what it writes")
+        return 1
+    print("every seed is what seeds.py makes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
