@@ -7,10 +7,23 @@
 
 #include "link_record.h"
 
-static struct pc_record_link_change
-recorded(const struct pc_link_change *c)
+/*
+ * When a change was read, on the wall clock of the snapshot: its monotonic
+ * time moved by the snapshot's wall-minus-monotonic (shift). A wall clock
+ * stepped between two changes (NTP, an operator's date) then moves neither
+ * out of order nor out of the span, which is measured the same way back
+ * from the snapshot's wall time.
+ */
+static uint64_t
+at_wall(const struct pc_link_change *c, uint64_t shift)
 {
-	return (struct pc_record_link_change){ .real_ns = c->real_ns,
+	return c->mono_ns + shift;
+}
+
+static struct pc_record_link_change
+recorded(const struct pc_link_change *c, uint64_t shift)
+{
+	return (struct pc_record_link_change){ .real_ns = at_wall(c, shift),
 					       .up = c->up,
 					       .full_duplex = c->full_duplex,
 					       .speed_mbps = c->speed_mbps };
@@ -47,13 +60,13 @@ up_before(const struct pc_link_state *s, uint64_t k)
  * span's: spans follow each other.
  */
 static uint64_t
-first_in_span(const struct pc_link_state *s, uint64_t from, uint64_t counted)
+first_in_span(const struct pc_link_state *s, uint64_t from, uint64_t counted, uint64_t shift)
 {
 	uint64_t k = s->changes;
 
 	while (k > counted) {
 		const struct pc_link_change *c = change_at(s, k - 1);
-		if (c != NULL && c->real_ns < from)
+		if (c != NULL && at_wall(c, shift) < from)
 			break;
 		k--;
 	}
@@ -62,9 +75,9 @@ first_in_span(const struct pc_link_state *s, uint64_t from, uint64_t counted)
 
 static void
 fill_link(const struct pc_link_state *s, uint64_t from, uint64_t to, uint64_t counted,
-	  struct pc_record_port *out)
+	  uint64_t shift, struct pc_record_port *out)
 {
-	uint64_t k0 = first_in_span(s, from, counted), span = to - from;
+	uint64_t k0 = first_in_span(s, from, counted, shift), span = to - from;
 	uint64_t n = s->changes - k0, at = from, down = 0;
 	/* the state as the span began: before its first change, or the state now */
 	bool up = k0 < s->changes ? up_before(s, k0) : s->now.up;
@@ -73,20 +86,20 @@ fill_link(const struct pc_link_state *s, uint64_t from, uint64_t to, uint64_t co
 	if (k0 < s->changes && change_at(s, k0) == NULL)
 		up = up_before(s, s->changes - PC_LINK_HISTORY);
 
-	out->now = recorded(&s->now);
+	out->now = recorded(&s->now, shift);
 	out->changes = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	out->nlisted = (uint8_t)(n < PC_LINK_CHANGES_MAX ? n : PC_LINK_CHANGES_MAX);
 	for (uint64_t k = k0; k < s->changes; k++) {
 		const struct pc_link_change *c = change_at(s, k);
 		if (c == NULL)
 			continue; /* out of the ring: counted, its time unknown */
-		uint64_t t = c->real_ns < at ? at : c->real_ns > to ? to : c->real_ns;
+		uint64_t w = at_wall(c, shift), t = w < at ? at : w > to ? to : w;
 		if (!up)
 			down += t - at;
 		at = t;
 		up = c->up;
 		if (s->changes - k <= out->nlisted)
-			out->listed[out->nlisted - (s->changes - k)] = recorded(c);
+			out->listed[out->nlisted - (s->changes - k)] = recorded(c, shift);
 	}
 	if (!up)
 		down += to - at;
@@ -94,12 +107,14 @@ fill_link(const struct pc_link_state *s, uint64_t from, uint64_t to, uint64_t co
 }
 
 static void
-fill_neighbor(const struct pc_port_obs *o, uint64_t mono_ns, struct pc_record_port *out)
+fill_neighbor(const struct pc_port_obs *o, uint64_t mono_ns, uint64_t shift,
+	      struct pc_record_port *out)
 {
 	const struct pc_lldp_neighbor *n = &o->neighbor;
 	uint64_t since = n->last_mono_ns != 0 ? n->last_mono_ns : o->link.first.mono_ns;
 
-	out->heard_ns = n->last_real_ns;
+	/* on the snapshot's wall clock, as the changes are */
+	out->heard_ns = n->last_mono_ns != 0 ? n->last_mono_ns + shift : n->last_real_ns;
 	out->silent_ns = mono_ns > since ? mono_ns - since : 0;
 	out->neighbor = n->present && n->last_real_ns != 0;
 	if (!out->neighbor)
@@ -122,8 +137,8 @@ pc_link_record_port(const struct pc_links_snapshot *s, unsigned u, unsigned d, u
 	memset(out, 0, sizeof(*out));
 	snprintf(out->uplink, sizeof(out->uplink), "%s", s->uplink[u]);
 	out->side = (uint8_t)d;
-	fill_link(&o->link, from, to, counted, out);
-	fill_neighbor(o, s->mono_ns, out);
+	fill_link(&o->link, from, to, counted, s->real_ns - s->mono_ns, out);
+	fill_neighbor(o, s->mono_ns, s->real_ns - s->mono_ns, out);
 }
 
 int

@@ -137,6 +137,34 @@ test_many_changes(void **state)
 	assert_int_equal(p.down_ns, 2 * S);
 }
 
+/*
+ * The wall clock stepped back 30 s between the two changes (and forward
+ * again before the record): the changes keep their monotonic order and
+ * place in the span, and the record still passes the decoder.
+ */
+static void
+test_wall_clock_stepped(void **state)
+{
+	static const double at[] = { 12.5, 15 };
+	struct pc_link_state *s = &snap.port[0][PC_DIR_UP].link;
+	struct pc_record_port p;
+
+	(void)state;
+	port_with(at, 2, 20);
+	s->history[1].real_ns -= 30 * S;
+	s->now.real_ns -= 30 * S;
+	record(&p, WIN);
+	assert_int_equal(p.nlisted, 2);
+	assert_int_equal(p.listed[0].real_ns, T0 + 12500000000ull);
+	assert_int_equal(p.listed[1].real_ns, T0 + 15 * S);
+	assert_int_equal(p.down_ns, 2500000000ull);
+	/* a snapshot taken while the wall clock is 5 s slow: the whole span moves with it */
+	snap.real_ns -= 5 * S;
+	record(&p, WIN);
+	assert_int_equal(p.listed[0].real_ns, T0 + 7500000000ull);
+	assert_int_equal(p.down_ns, 2500000000ull);
+}
+
 /* The neighbour heard 4 s ago is in the record; without one, silence since the first reading. */
 static void
 test_neighbor(void **state)
@@ -167,9 +195,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_down_within), cmocka_unit_test(test_down_before),
-		cmocka_unit_test(test_down_at_end), cmocka_unit_test(test_many_changes),
-		cmocka_unit_test(test_neighbor),
+		cmocka_unit_test(test_down_within),        cmocka_unit_test(test_down_before),
+		cmocka_unit_test(test_down_at_end),        cmocka_unit_test(test_many_changes),
+		cmocka_unit_test(test_wall_clock_stepped), cmocka_unit_test(test_neighbor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
