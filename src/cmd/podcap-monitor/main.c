@@ -3,7 +3,7 @@
  * podcap-monitor: the verifier as a service, as a Certificate Transparency
  * monitor watches its logs. It reads the fleet file podcap-verify --fleet
  * reads (each entry's interval: how often to pull it), pulls and verifies
- * each appliance on its schedule with podcap-verify's own run (pull.c),
+ * each appliance on its schedule with podcap-verify's own run (launch.c, pull.c),
  * resuming from the state it keeps in --state-dir, at most --jobs at a
  * time, and serves what it found over HTTP (server.c, expose.c): /metrics,
  * /status.json, the fleet page and each appliance's report. A line on
