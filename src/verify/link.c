@@ -9,9 +9,11 @@
  * fabric_neighbor, lldp_max_silence), every WINDOW has its LINK, each
  * declared port is in it, the neighbour it faced is the declared one and
  * no port was silent longer than declared. With --max-link-down, no
- * window's pod-side link was down longer than that. The reports state
- * each port's time down. Each LINK is judged on its own: no saved state,
- * so a resumed run's times down are those of the records it read.
+ * outage of a pod-side link was longer than that: its time down in the
+ * LINKs it stayed down at the end of, and in the one it came up in. The
+ * reports state each port's time down and the neighbour of its last LINK.
+ * No saved state: a resumed run's times down and outages are those of the
+ * records it read.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -33,6 +35,14 @@ struct port_total {
 	uint8_t side;
 	uint64_t down_ns, changes, longest_down_ns;
 	int64_t longest_record;
+	/* the outage going on at the last LINK: its time down so far, the LINK it began in */
+	uint64_t outage_ns;
+	int64_t outage_from;
+	bool outage_said;
+	/* the last LINK's neighbour; as_declared -1: the map in force declares none */
+	bool heard;
+	struct pc_lldp_id chassis, port;
+	int as_declared;
 };
 
 struct link {
@@ -140,12 +150,8 @@ total_of(struct link *l, const struct pc_record_port *p)
 }
 
 static void
-add_total(struct link *l, uint64_t index, const struct pc_record_port *p)
+add_total(struct port_total *t, uint64_t index, const struct pc_record_port *p)
 {
-	struct port_total *t = total_of(l, p);
-
-	if (t == NULL)
-		return;
 	t->down_ns += p->down_ns;
 	t->changes += p->changes;
 	if (p->down_ns > t->longest_down_ns) {
@@ -154,21 +160,42 @@ add_total(struct link *l, uint64_t index, const struct pc_record_port *p)
 	}
 }
 
+/*
+ * An outage longer than --max-link-down, refused once, at the LINK that
+ * takes it over: a cable moved for an hour is down in every window of
+ * the hour, each shorter than the limit.
+ */
 static void
-max_down(struct pc_verify *v, uint64_t index, const struct pc_record *r,
+max_down(struct pc_verify *v, struct port_total *t, uint64_t index, const struct pc_record *r,
 	 const struct pc_record_port *p)
 {
 	char d[DURATION_LEN], m[DURATION_LEN];
 	uint64_t most = v->policy.max_link_down_ns;
 
-	if (p->side != PC_DIR_UP || most == PC_VERIFY_UNLIMITED || p->down_ns <= most)
-		return;
-	pcv_format_duration(p->down_ns, d, sizeof(d));
-	pcv_format_duration(most, m, sizeof(m));
-	pcv_fail(v, PC_VC_LINK, (int64_t)index, r,
-		 "uplink %s pod side: link down %s in the windows, more than the %s "
-		 "--max-link-down accepts",
-		 p->uplink, d, m);
+	if (t->outage_ns == 0) {
+		t->outage_from = (int64_t)index;
+		t->outage_said = false;
+	}
+	t->outage_ns += p->down_ns;
+	if (p->side == PC_DIR_UP && most != PC_VERIFY_UNLIMITED && t->outage_ns > most &&
+	    !t->outage_said) {
+		t->outage_said = true;
+		pcv_format_duration(t->outage_ns, d, sizeof(d));
+		pcv_format_duration(most, m, sizeof(m));
+		if (t->outage_from == (int64_t)index)
+			pcv_fail(v, PC_VC_LINK, (int64_t)index, r,
+				 "uplink %s pod side: link down %s in the windows, more than the "
+				 "%s --max-link-down accepts",
+				 p->uplink, d, m);
+		else
+			pcv_fail(v, PC_VC_LINK, (int64_t)index, r,
+				 "uplink %s pod side: link down %s in the windows of records "
+				 "%" PRId64 " to %" PRIu64 ", more than the %s --max-link-down "
+				 "accepts",
+				 p->uplink, d, t->outage_from, index, m);
+	}
+	if (p->now.up)
+		t->outage_ns = 0;
 }
 
 static const struct pc_record_port *
@@ -182,6 +209,31 @@ port_of(const struct pc_record *r, const char *uplink, unsigned side)
 	return NULL;
 }
 
+static bool
+same_neighbor(const struct pc_lldp_id *chassis_id, const struct pc_lldp_id *port_id,
+	      const struct pc_neighbor *n)
+{
+	char chassis[PC_LLDP_TEXT_LEN], port[PC_LLDP_TEXT_LEN];
+
+	pc_lldp_render_id(chassis_id, false, chassis);
+	pc_lldp_render_id(port_id, true, port);
+	return strcmp(chassis, n->chassis_id) == 0 && strcmp(port, n->port_id) == 0;
+}
+
+/* What the map in force declares port (uplink, side) faces, or NULL. */
+static const struct pc_neighbor *
+declared_neighbor(const struct pc_config *cfg, const char *uplink, unsigned side)
+{
+	for (unsigned u = 0; cfg != NULL && u < cfg->nuplinks; u++) {
+		const struct pc_uplink *up = &cfg->uplinks[u];
+		const struct pc_neighbor *n =
+		    side == PC_DIR_UP ? &up->pod_neighbor : &up->fabric_neighbor;
+		if (strcmp(up->name, uplink) == 0)
+			return n->set ? n : NULL;
+	}
+	return NULL;
+}
+
 /* The declared neighbour against the one the port faced. */
 static void
 neighbor_check(struct pc_verify *v, uint64_t index, const struct pc_record *r,
@@ -189,12 +241,10 @@ neighbor_check(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 {
 	char chassis[PC_LLDP_TEXT_LEN], port[PC_LLDP_TEXT_LEN];
 
-	if (!n->set || !p->neighbor)
+	if (!n->set || !p->neighbor || same_neighbor(&p->chassis, &p->port, n))
 		return;
 	pc_lldp_render_id(&p->chassis, false, chassis);
 	pc_lldp_render_id(&p->port, true, port);
-	if (strcmp(chassis, n->chassis_id) == 0 && strcmp(port, n->port_id) == 0)
-		return;
 	pcv_fail(v, PC_VC_LINK, (int64_t)index, r,
 		 "uplink %s %s side: declared neighbour chassis %s port %s, seen chassis %s "
 		 "port %s: the cable is not where the auditor saw it",
@@ -254,6 +304,17 @@ declared_check(struct pc_verify *v, uint64_t index, const struct pc_record *r,
 }
 
 static void
+seen_neighbor(struct port_total *t, const struct pc_record_port *p, const struct pc_neighbor *n)
+{
+	t->heard = p->neighbor;
+	if (t->heard) {
+		t->chassis = p->chassis;
+		t->port = p->port;
+	}
+	t->as_declared = n == NULL ? -1 : t->heard && same_neighbor(&t->chassis, &t->port, n);
+}
+
+static void
 link_link(struct pc_verify *v, void *st, uint64_t index, const struct pc_record *r)
 {
 	struct link *l = st;
@@ -269,8 +330,14 @@ link_link(struct pc_verify *v, void *st, uint64_t index, const struct pc_record 
 	if (ls->kind == PC_LINK_WINDOW)
 		l->await = -1;
 	for (uint32_t i = 0; i < ls->nports; i++) {
-		add_total(l, index, &ls->ports[i]);
-		max_down(v, index, r, &ls->ports[i]);
+		const struct pc_record_port *p = &ls->ports[i];
+		struct port_total spare = { .longest_record = -1 }, *t = total_of(l, p);
+		/* past PC_LINK_PORTS_MAX ports, each LINK's outage on its own */
+		if (t == NULL)
+			t = &spare;
+		add_total(t, index, p);
+		max_down(v, t, index, r, p);
+		seen_neighbor(t, p, declared_neighbor(cfg, p->uplink, p->side));
 	}
 	if (cfg != NULL)
 		declared_check(v, index, r, cfg);
@@ -294,6 +361,22 @@ link_finish(struct pc_verify *v, void *st)
 }
 
 static void
+text_neighbor(FILE *f, const struct port_total *t)
+{
+	static const char *const verdict[] = { "", ", not the declared one", ", as declared" };
+	char chassis[PC_LLDP_TEXT_LEN], port[PC_LLDP_TEXT_LEN];
+
+	if (!t->heard) {
+		fprintf(f, "    last link record: no neighbour%s\n",
+			t->as_declared == 0 ? ", one declared" : "");
+		return;
+	}
+	fprintf(f, "    last link record: neighbour chassis %s port %s%s\n",
+		pc_lldp_render_id(&t->chassis, false, chassis),
+		pc_lldp_render_id(&t->port, true, port), verdict[t->as_declared + 1]);
+}
+
+static void
 link_text(const struct pc_verify *v, const void *st, FILE *f)
 {
 	const struct link *l = st;
@@ -313,6 +396,7 @@ link_text(const struct pc_verify *v, const void *st, FILE *f)
 			fprintf(f, "; longest %s at record %" PRId64, m, t->longest_record);
 		}
 		fputc('\n', f);
+		text_neighbor(f, t);
 	}
 }
 
@@ -325,6 +409,28 @@ pcv_link_reported(const struct pc_verify *v)
 	    v->policy.max_link_down_ns != PC_VERIFY_UNLIMITED;
 }
 
+/* The last LINK's neighbour, and whether it is the declared one (null: none declared). */
+static void
+json_neighbor(FILE *f, const struct port_total *t)
+{
+	char chassis[PC_LLDP_TEXT_LEN], port[PC_LLDP_TEXT_LEN];
+
+	fputs(", \"neighbor\": ", f);
+	if (t->heard) {
+		fputs("{\"chassis_id\": ", f);
+		pc_json_string(f, pc_lldp_render_id(&t->chassis, false, chassis));
+		fputs(", \"port_id\": ", f);
+		pc_json_string(f, pc_lldp_render_id(&t->port, true, port));
+		fputc('}', f);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ", \"as_declared\": %s",
+		t->as_declared < 0   ? "null"
+		    : t->as_declared ? "true"
+				     : "false");
+}
+
 static void
 json_port(FILE *f, const struct port_total *t)
 {
@@ -334,9 +440,11 @@ json_port(FILE *f, const struct port_total *t)
 		", \"longest_record\": ",
 		t->uplink, side_name(t->side), t->down_ns, t->changes, t->longest_down_ns);
 	if (t->longest_record >= 0)
-		fprintf(f, "%" PRId64 "}", t->longest_record);
+		fprintf(f, "%" PRId64, t->longest_record);
 	else
-		fputs("null}", f);
+		fputs("null", f);
+	json_neighbor(f, t);
+	fputc('}', f);
 }
 
 /* Only in a report that has links to speak of: reports of logs without them stay as they were. */

@@ -177,7 +177,7 @@ struct pc_verify_policy {
 	 * taps' offset)
 	 */
 	uint64_t max_clock_offset_ns;
-	uint64_t max_link_down_ns;      /* a pod-side link down in one LINK record's windows */
+	uint64_t max_link_down_ns;      /* a pod-side link's outage, across LINK records */
 	size_t nbuild_ids;              /* 0: any build id is accepted */
 	uint8_t build_ids[PC_VERIFY_MAX_BUILD_IDS][32];
 };

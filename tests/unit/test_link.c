@@ -2,9 +2,10 @@
 /*
  * The cables (verify/link.c, docs/verify.md check 16), on forged logs: a
  * START, its LINK, then WINDOWs each followed by its LINK. Each rule with
- * a log that passes it and one that fails it: --max-link-down, the
- * declared neighbour, the declared silence, a WINDOW without its LINK, a
- * LINK out of place; and the time down the reports state.
+ * a log that passes it and one that fails it: --max-link-down (in one
+ * window and across windows), the declared neighbour, the declared silence, a WINDOW without its LINK, a
+ * LINK out of place; and the time down and the neighbours the reports
+ * state.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,7 +76,25 @@ struct ports {
 	bool moved_from;               /* the fabric neighbour is another switch from window 2 */
 	uint64_t silent_from_ns;       /* from window 2 the pod port heard nothing for this long */
 	bool no_link_after;            /* window 1 has no LINK */
+	/* outage_to > 0: the pod port goes down 10 s before window outage_from ends, up 10 s into window outage_to */
+	int outage_from, outage_to;
 };
+
+/* The pod port's part of the outage in window w, which ends at end. */
+static void
+outage_part(struct pc_record_port *p, const struct ports *s, int w, uint64_t end)
+{
+	struct pc_record_link_change down = { end - 10 * NS, 0, 0, 0 },
+				     up = { end - WIN + 10 * NS, 1, 1, 100000 };
+
+	if (s->outage_to == 0 || w < s->outage_from || w > s->outage_to)
+		return;
+	p->down_ns = w == s->outage_from || w == s->outage_to ? 10 * NS : WIN;
+	p->changes = w == s->outage_from || w == s->outage_to;
+	p->nlisted = (uint8_t)p->changes;
+	p->listed[0] = w == s->outage_from ? down : up;
+	p->now = w == s->outage_to ? up : down;
+}
 
 static void
 set_id(struct pc_lldp_id *id, uint8_t subtype, const char *s, size_t n)
@@ -138,6 +157,8 @@ push_link(struct pc_test_log *lg, const struct pc_config *cfg, const struct port
 		p->listed[1] = (struct pc_record_link_change){ at + p->down_ns, 1, 1, 100000 };
 		p->now = p->listed[1];
 	}
+	if (w >= 0)
+		outage_part(&ports[0], s, w, end);
 	if (w >= 2 && s->moved_from)
 		set_id(&ports[1].chassis, 7, "leaf-9", 6);
 	if (w >= 2 && s->silent_from_ns != 0) {
@@ -254,6 +275,38 @@ test_link_down(void **state)
 	pc_test_log_free(&lg);
 }
 
+/* A cable out for 140 s across four windows, never 60 s in one of them. */
+static void
+test_outage_across_windows(void **state)
+{
+	struct ports s = { .outage_from = 0, .outage_to = 3 };
+	struct pc_test_log lg;
+
+	(void)state;
+	build(&lg, &plain, &s);
+	expect_clean(verify(&plain, &lg, 140 * NS));
+	/* refused once, at the LINK that takes it over, naming where it began */
+	expect_one(verify(&plain, &lg, 139 * NS), PC_VC_LINK, LINK_OF(3),
+		   "uplink up0 pod side: link down 140s in the windows of records 3 to 9, more "
+		   "than the 139s --max-link-down accepts");
+	expect_one(verify(&plain, &lg, 71 * NS), PC_VC_LINK, LINK_OF(2),
+		   "uplink up0 pod side: link down 130s in the windows of records 3 to 7, more "
+		   "than the 71s --max-link-down accepts");
+	struct pc_verify *v = verify(&plain, &lg, PC_VERIFY_UNLIMITED);
+	char *text = pc_test_report(v, false);
+	assert_non_null(strstr(text,
+			       "uplink up0 pod side: down 140s, 2 changes; longest 60s at "
+			       "record 5\n"));
+	free(text);
+	pc_verify_free(v);
+	pc_test_log_free(&lg);
+	/* up again at a record's end and down again: two outages, neither too long */
+	s.outage_to = 1;
+	build(&lg, &plain, &s);
+	expect_clean(verify(&plain, &lg, 20 * NS));
+	pc_test_log_free(&lg);
+}
+
 static void
 test_declared_neighbour(void **state)
 {
@@ -277,11 +330,32 @@ test_declared_neighbour(void **state)
 			    "port swp7, seen chassis leaf-9 port swp7: the cable is not "
 			    "where the auditor saw it");
 	assert_int_equal(pc_verify_failure_at(v, 1)->record, LINK_OF(3));
+	/* the reports: each port's last neighbour, and whether it is the declared one */
+	char *text = pc_test_report(v, false), *json = pc_test_report(v, true);
+	assert_non_null(strstr(text,
+			       "uplink up0 pod side: down 0s, 0 changes\n"
+			       "    last link record: neighbour chassis 02:00:00:00:00:0a port "
+			       "eth0, as declared\n"));
+	assert_non_null(strstr(text,
+			       "    last link record: neighbour chassis leaf-9 port swp7, "
+			       "not the declared one\n"));
+	assert_non_null(strstr(json,
+			       "\"neighbor\": {\"chassis_id\": \"02:00:00:00:00:0a\", "
+			       "\"port_id\": \"eth0\"}, \"as_declared\": true}"));
+	assert_non_null(strstr(json,
+			       "\"neighbor\": {\"chassis_id\": \"leaf-9\", "
+			       "\"port_id\": \"swp7\"}, \"as_declared\": false}"));
+	free(text);
+	free(json);
 	pc_verify_free(v);
 	/* the same log without the declaration: nothing to hold it to */
 	pc_test_log_free(&lg);
 	build(&lg, &plain, &s);
-	expect_clean(verify(&plain, &lg, PC_VERIFY_UNLIMITED));
+	v = verify(&plain, &lg, PC_VERIFY_UNLIMITED);
+	json = pc_test_report(v, true);
+	assert_non_null(strstr(json, "\"port_id\": \"swp7\"}, \"as_declared\": null}"));
+	free(json);
+	expect_clean(v);
 	pc_test_log_free(&lg);
 }
 
@@ -350,6 +424,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_link_down),
+		cmocka_unit_test(test_outage_across_windows),
 		cmocka_unit_test(test_declared_neighbour),
 		cmocka_unit_test(test_declared_silence),
 		cmocka_unit_test(test_window_without_link),
