@@ -15,7 +15,9 @@
 #define TLV_CHASSIS     1
 #define TLV_PORT        2
 #define TLV_TTL         3
+#define TLV_PORT_DESC   4
 #define TLV_SYSTEM_NAME 5
+#define TLV_SYSTEM_DESC 6
 #define TLV_HDR         2
 #define MAC_LEN         6
 
@@ -264,4 +266,75 @@ pc_lldp_rate_take(struct pc_lldp_rate *r, uint64_t now_ns)
 		return false;
 	r->tokens--;
 	return true;
+}
+
+/* One TLV of type and n bytes at buf[*off], after the checks of pc_lldp_build_frame. */
+static void
+put_tlv(uint8_t *buf, size_t *off, unsigned type, const void *head, size_t nhead, const void *val,
+	size_t n)
+{
+	size_t vlen = nhead + n;
+
+	buf[*off] = (uint8_t)(type << 1 | (vlen >> 8 & 1));
+	buf[*off + 1] = (uint8_t)(vlen & 0xff);
+	*off += TLV_HDR;
+	if (nhead > 0)
+		memcpy(buf + *off, head, nhead);
+	*off += nhead;
+	if (n > 0)
+		memcpy(buf + *off, val, n);
+	*off += n;
+}
+
+static int
+text_ok(const char *what, const char *s, size_t min, struct pc_error *err)
+{
+	size_t n = s == NULL ? 0 : strlen(s);
+
+	if (n < min || n > PC_LLDP_NAME_MAX)
+		return pc_error_set(err, "%s: %zu bytes, not %zu to 255", what, n, min);
+	return 0;
+}
+
+int
+pc_lldp_build_frame(const struct pc_lldp_announce *a, uint8_t *buf, size_t cap, size_t *len,
+		    struct pc_error *err)
+{
+	static const uint8_t group[MAC_LEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+	const uint8_t ttl[2] = { (uint8_t)(a->ttl >> 8), (uint8_t)a->ttl };
+	const uint8_t sub_mac = PC_LLDP_CHASSIS_MAC, sub_ifname = PC_LLDP_PORT_IFNAME;
+	const char *texts[] = { a->port_desc, a->system_name, a->system_desc };
+	size_t off = 0;
+
+	if (text_ok("port id", a->port_id, 1, err) != 0 ||
+	    text_ok("port description", a->port_desc, 0, err) != 0 ||
+	    text_ok("system name", a->system_name, 0, err) != 0 ||
+	    text_ok("system description", a->system_desc, 0, err) != 0)
+		return -1;
+	size_t need =
+	    14 + TLV_HDR + 1 + MAC_LEN + TLV_HDR + 1 + strlen(a->port_id) + TLV_HDR + 2 + TLV_HDR;
+	for (unsigned i = 0; i < 3; i++)
+		need += TLV_HDR + (texts[i] == NULL ? 0 : strlen(texts[i]));
+	size_t framed = need < 60 ? 60 : need;
+	if (cap < framed)
+		return pc_error_set(err, "an LLDPDU of %zu bytes in %zu", framed, cap);
+	memcpy(buf, group, MAC_LEN);
+	memcpy(buf + MAC_LEN, a->src_mac, MAC_LEN);
+	buf[12] = PC_LLDP_ETHERTYPE >> 8;
+	buf[13] = PC_LLDP_ETHERTYPE & 0xff;
+	off = 14;
+	put_tlv(buf, &off, TLV_CHASSIS, &sub_mac, 1, a->chassis_mac, MAC_LEN);
+	put_tlv(buf, &off, TLV_PORT, &sub_ifname, 1, a->port_id, strlen(a->port_id));
+	put_tlv(buf, &off, TLV_TTL, NULL, 0, ttl, 2);
+	put_tlv(buf, &off, TLV_PORT_DESC, NULL, 0, a->port_desc,
+		a->port_desc == NULL ? 0 : strlen(a->port_desc));
+	put_tlv(buf, &off, TLV_SYSTEM_NAME, NULL, 0, a->system_name,
+		a->system_name == NULL ? 0 : strlen(a->system_name));
+	put_tlv(buf, &off, TLV_SYSTEM_DESC, NULL, 0, a->system_desc,
+		a->system_desc == NULL ? 0 : strlen(a->system_desc));
+	put_tlv(buf, &off, TLV_END, NULL, 0, NULL, 0);
+	/* the padding to Ethernet's shortest frame: after End, never read */
+	memset(buf + off, 0, framed - off);
+	*len = framed;
+	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * LLDP (IEEE 802.1AB): what a switch says of itself on a port, parsed as
- * hostile input, and what podcapd keeps of it per port.
+ * hostile input, and what podcapd keeps of it per port; and the LLDPDU
+ * podcapd sends of itself (pc_lldp_build_frame).
  *
  * pc_lldp_parse_frame() takes a whole Ethernet frame (802.1Q/802.1ad tags
  * as pc_classify() allows them, ethertype 0x88cc) and reads the LLDPDU:
@@ -76,6 +77,35 @@ const char *pc_lldp_render_id(const struct pc_lldp_id *id, bool is_port, char *o
 
 /* Any bytes in that form, as for a system name: printable ASCII kept, \\ and \xNN. */
 const char *pc_lldp_render_bytes(const uint8_t *b, size_t n, char *out);
+
+/*
+ * What podcapd says of itself on a port (its own LLDPDU, 802.1AB 8.5): a
+ * frame to the nearest-bridge group 01:80:c2:00:00:0e from src_mac, with
+ * Chassis ID (subtype MAC address), Port ID (subtype interface name),
+ * Time To Live, Port Description, System Name, System Description and End,
+ * zero-padded to Ethernet's 60 bytes. A ttl of 0 is the shutdown LLDPDU.
+ */
+#define PC_LLDP_PORT_IFNAME 5
+/* the Ethernet header, then chassis, port, TTL, three texts and End at their largest */
+#define PC_LLDP_FRAME_MAX (14 + 9 + 258 + 4 + 3 * 257 + 2)
+
+struct pc_lldp_announce {
+	uint8_t src_mac[6];     /* the port's own address */
+	uint8_t chassis_mac[6]; /* the appliance's: the same on every port */
+	const char *port_id;    /* 1..255 bytes: "uplink0/pod" */
+	const char *port_desc;  /* 0..255 bytes each */
+	const char *system_name;
+	const char *system_desc;
+	uint16_t ttl; /* seconds */
+};
+
+/*
+ * The frame into buf, of cap bytes (PC_LLDP_FRAME_MAX always suffices);
+ * its length in *len. 0, or -1 with err: an empty or longer than 255 bytes
+ * port id, a text longer than 255 bytes, cap too small.
+ */
+int pc_lldp_build_frame(const struct pc_lldp_announce *a, uint8_t *buf, size_t cap, size_t *len,
+			struct pc_error *err);
 
 /*
  * The neighbour a port last heard, as the control thread keeps it. Times
