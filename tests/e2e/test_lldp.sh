@@ -7,9 +7,16 @@
 #   1. lldpd in the pod switch (on sw-cap, port id its interface name) and
 #      in the fabric host (on eth0, port id its MAC): /metrics names each
 #      as the neighbour of its side, chassis and port as lldpd says them;
-#   2. neither lldpd hears the other: podcapd forwards no LLDP frame;
-#   3. sw-cap taken down, the pod side loses its carrier: podcap_link_up
-#      goes to 0 and the change is counted; up again, back to 1.
+#   2. podcapd runs with --lldp-tx=1: each lldpd lists one neighbour, the
+#      appliance, with the chassis id (vpod0's MAC), system name (the host
+#      name), description and port id (uplink0/pod, uplink0/fabric) podcapd
+#      sends; /metrics counts the frames sent, and no pod's counters move;
+#   3. neither lldpd hears the other: podcapd forwards no LLDP frame, and
+#      it does not hear its own;
+#   4. sw-cap taken down, the pod side loses its carrier: podcap_link_up
+#      goes to 0 and the change is counted; up again, back to 1;
+#   5. podcapd stops: its shutdown LLDPDU clears it from both lldpd at
+#      once, well before its TTL (4 s) would.
 #
 # Needs root and lldpd; exits 0 (pass), 1 (fail) or 77 (skipped).
 
@@ -71,6 +78,25 @@ i=d.get("interface") if isinstance(d, dict) else None
 print(0 if not i else len(i) if isinstance(i, list) else len(i) if isinstance(i, dict) else 1)'
 }
 
+# lldp_neighbors NS: one line per neighbour lldpd in NS lists,
+# "chassis-id|system-name|port-id|system-description".
+lldp_neighbors()
+{
+	ip netns exec "$1" lldpcli -u "/run/lldpd/$1.sock" show neighbors -f json |
+	    python3 -c '
+import json, sys
+d = json.load(sys.stdin).get("lldp") or {}
+ifs = d.get("interface") if isinstance(d, dict) else None
+ifs = ifs if isinstance(ifs, list) else [ifs] if ifs else []
+for entry in ifs:
+    for port in entry.values():
+        (name, c), = port["chassis"].items()
+        if "id" in c and not isinstance(c["id"], dict):
+            name, c = "", port["chassis"]
+        print("|".join([c["id"]["value"], name, port["port"]["id"]["value"],
+                        c.get("descr", "")]))'
+}
+
 # metric NAME LABELS: the value of the one sample of NAME whose labels
 # include LABELS (k=v,...), or "none".
 metric()
@@ -110,7 +136,7 @@ pc_keygen podcap/e2e "$PC_TMP/appliance.key" || pc_die "podcap-keygen failed"
 pc_render "$here/podmap.yaml.in" "$PC_TMP/podmap.yaml"
 sed -i "s|  ledger: .*|&\n  listen: 127.0.0.1:0|" "$PC_TMP/podmap.yaml"
 
-pc_podcapd_start "$PC_TMP/podmap.yaml" || pc_die "podcapd did not start"
+pc_podcapd_start "$PC_TMP/podmap.yaml" --lldp-tx=1 || pc_die "podcapd did not start"
 port=$(sed -n 's/.*verifier endpoint on .* (port \([0-9]*\)).*/\1/p' "$PC_PODCAPD_ERR" | head -1)
 [ -n "$port" ] || pc_die "podcapd did not say its endpoint's port"
 pc_ping_ok pod0 "$PC_FABRIC_IP" 10 || fail "pod0 cannot reach the fabric through podcapd"
@@ -139,15 +165,76 @@ bad=$(metric podcap_lldp_frames_total "uplink=uplink0,side=pod,result=malformed"
     pass "lldpd's frames parsed: $ok ok, $bad malformed" ||
     fail "lldpd's frames: $ok ok, $bad malformed"
 
-# 2. LLDP stops at the appliance: neither switch sees the other
-sleep 2
+# 2. the appliance, as each switch lists it
+me_chassis=$(cat /sys/class/net/vpod0/address)
+me_name=$(hostname)
+me_descr="podcapd $("$PODCAPD" --version | awk '{ print $2; exit }')"
+for sw in podsw:pod fabric:fabric; do
+	ns=${sw%%:*}
+	want="$me_chassis|$me_name|uplink0/${sw#*:}|$me_descr"
+	for _ in $(seq 50); do
+		[ "$(lldp_neighbors "$ns")" = "$want" ] && break
+		sleep 0.2
+	done
+	got=$(lldp_neighbors "$ns")
+	[ "$got" = "$want" ] && pass "lldpd in $ns lists one neighbour, the appliance: $got" ||
+	    fail "lldpd in $ns lists '$got', not the appliance '$want'"
+done
+ttl=$(ip netns exec podsw lldpcli -u /run/lldpd/podsw.sock show neighbors -f json |
+    python3 -c 'import json,sys; p=next(iter(json.load(sys.stdin)["lldp"]["interface"].values()))
+print(p["port"].get("ttl", "?"))')
+[ "$ttl" = 4 ] && pass "the appliance's TTL is 4 x the interval" || fail "the appliance's TTL: $ttl"
+
+# they are the appliance's own frames: sent and counted as such, not as any pod's
+passed()
+{
+	local n=0 v
+	for pod in pod-00 pod-01; do
+		for d in up down; do
+			v=$(metric podcap_passed_frames_total "pod=$pod,direction=$d")
+			n=$((n + ${v%.*}))
+		done
+	done
+	echo "$n"
+}
+sent0=$(metric podcap_lldp_tx_frames_total uplink=uplink0,side=pod,result=sent)
+pods0=$(passed)
+sleep 3
+sent1=$(metric podcap_lldp_tx_frames_total uplink=uplink0,side=pod,result=sent)
+pods1=$(passed)
+[ "$sent0" != none ] && [ $((sent1 - sent0)) -ge 2 ] && [ "$pods1" = "$pods0" ] &&
+    pass "3 s: $((sent1 - sent0)) LLDPDUs sent on the pod side, the pods' frames unchanged ($pods1)" ||
+    fail "3 s: LLDPDUs sent on the pod side $sent0 -> $sent1, the pods' frames $pods0 -> $pods1"
+for side in pod fabric; do
+	bad=$(metric podcap_lldp_tx_frames_total "uplink=uplink0,side=$side,result=failed")
+	[ "$bad" = 0 ] && pass "no LLDPDU failed on the $side side" ||
+	    fail "LLDPDUs failed on the $side side: $bad"
+done
+
+# 3. LLDP stops at the appliance: the switches see podcapd, not each other
+for sw in podsw:$fab_chassis fabric:$pod_chassis; do
+	if lldp_neighbors "${sw%%:*}" | grep -q "^${sw#*:}|"; then
+		fail "lldpd in ${sw%%:*} hears the other switch across podcapd"
+	else
+		pass "lldpd in ${sw%%:*} does not hear the other switch"
+	fi
+done
 n_pod=$(neighbors podsw)
 n_fab=$(neighbors fabric)
-[ "$n_pod" = 0 ] && [ "$n_fab" = 0 ] &&
-    pass "neither lldpd hears the other across podcapd" ||
-    fail "lldpd heard across podcapd: pod switch $n_pod neighbours, fabric $n_fab"
+[ "$n_pod" = 1 ] && [ "$n_fab" = 1 ] &&
+    pass "each lldpd has one neighbour, the appliance" ||
+    fail "lldpd's neighbours: pod switch $n_pod, fabric $n_fab (1 each expected)"
+for side in pod fabric; do
+	[ "$(metric podcap_lldp_neighbor_info "uplink=uplink0,side=$side,chassis_id=$me_chassis")" = none ] &&
+	    pass "podcapd does not hear itself on the $side side" ||
+	    fail "podcapd lists itself as the $side side's neighbour"
+done
+want="uplink=uplink0,side=pod,chassis_id=$pod_chassis,port_id=sw-cap,system_name=pod-switch"
+[ "$(metric podcap_lldp_neighbor_info "$want")" = 1 ] &&
+    pass "the pod switch is still the pod side's neighbour" ||
+    fail "the pod side's neighbour is no longer the pod switch"
 
-# 3. the pod side's cable pulled, and put back
+# 4. the pod side's cable pulled, and put back
 [ "$(metric podcap_link_up uplink=uplink0,side=pod)" = 1 ] ||
 	fail "the pod side's link is not up before the test: $(metric podcap_link_up uplink=uplink0,side=pod)"
 before=$(metric podcap_link_changes_total uplink=uplink0,side=pod)
@@ -174,7 +261,47 @@ again=$(metric podcap_link_changes_total uplink=uplink0,side=pod)
 [ "$again" = $((before + 2)) ] && pass "both changes counted ($again)" ||
     fail "podcap_link_changes_total of the pod side is $again, not $((before + 2))"
 
+# the pod side's lldpd hears the appliance again once the cable is back
+for _ in $(seq 50); do
+	[ "$(neighbors podsw)" = 1 ] && break
+	sleep 0.2
+done
+
+# 5. the shutdown LLDPDU: gone from both switches at once, not at the TTL's
+# end. The last announcement went out a second at most before SIGTERM, so a
+# TTL of 4 s holds the appliance at least 3 s after it; the shutdown LLDPDU
+# goes out as soon as the workers have stopped.
+[ "$(neighbors podsw)" = 1 ] && [ "$(neighbors fabric)" = 1 ] ||
+	fail "before the stop: pod switch $(neighbors podsw), fabric $(neighbors fabric) neighbours"
+stopping=$(date +%s%N)
+(
+	for _ in $(seq 50); do
+		if [ "$(neighbors podsw)" = 0 ] && [ "$(neighbors fabric)" = 0 ]; then
+			date +%s%N >"$PC_TMP/cleared"
+			exit 0
+		fi
+		sleep 0.1
+	done
+) &
+watcher=$!
+PC_PIDS="$PC_PIDS $watcher"
+ip netns exec podsw lldpcli -u /run/lldpd/podsw.sock show statistics -f json >"$PC_TMP/stats-before.json"
 pc_podcapd_stop 30 || fail "podcapd did not stop cleanly"
+wait "$watcher"
+ip netns exec podsw lldpcli -u /run/lldpd/podsw.sock show statistics -f json >"$PC_TMP/stats-after.json"
+cat "$PC_TMP/stats-before.json" "$PC_TMP/stats-after.json" >&2
+if [ -s "$PC_TMP/cleared" ]; then
+	cleared=$((($(cat "$PC_TMP/cleared") - stopping) / 1000000))
+else
+	cleared=""
+fi
+if [ -n "$cleared" ] && [ "$cleared" -lt 2500 ]; then
+	pass "the shutdown LLDPDU cleared the appliance from both switches ${cleared} ms after SIGTERM"
+else
+	fail "the appliance stayed listed after SIGTERM: ${cleared:-more than 5000} ms (pod switch $(neighbors podsw), fabric $(neighbors fabric))"
+fi
+grep -q "shutdown LLDPDU sent on every port" "$PC_PODCAPD_ERR" &&
+    pass "podcapd logs its shutdown LLDPDUs" || fail "no shutdown LLDPDU line in podcapd's log"
 if [ "$failures" -ne 0 ]; then
 	pc_show_log "$PC_PODCAPD_ERR" 40
 	exit 1

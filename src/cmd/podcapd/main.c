@@ -2,7 +2,8 @@
 /*
  * podcapd: the inline pod-uplink cap.
  *
- *   podcapd --config FILE [--ptp4l SOCKET [--ptp4l-domain N]] [-- EAL options]
+ *   podcapd --config FILE [--ptp4l SOCKET [--ptp4l-domain N]] [--lldp-tx[=SECONDS]]
+ *           [-- EAL options]
  *   podcapd --check-config FILE [--canonical] [--map-only]
  *   podcapd --version
  *
@@ -27,6 +28,7 @@
 
 #include "daemon/clock_discipline.h"
 #include "daemon/declared.h"
+#include "daemon/lldp_tx.h"
 #include "eal.h"
 #include "daemon/podmap.h"
 #include "daemon/recorder.h"
@@ -41,7 +43,9 @@ usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: podcapd --config FILE [--ptp4l SOCKET [--ptp4l-domain N]] [-- EAL options]\n"
+	    "usage: podcapd --config FILE [--ptp4l SOCKET [--ptp4l-domain N]] "
+	    "[--lldp-tx[=SECONDS]]\n"
+	    "               [-- EAL options]\n"
 	    "       podcapd --check-config FILE [--canonical] [--map-only]\n"
 	    "\n"
 	    "  --config FILE        run with the pod map FILE\n"
@@ -49,6 +53,9 @@ usage(FILE *f)
 	    "                       management socket SOCKET (its uds_address: /var/run/ptp4l),\n"
 	    "                       in place of the pod map's appliance.clock socket and domain\n"
 	    "  --ptp4l-domain N     the PTP domain ptp4l runs in (0 to 255; default 0)\n"
+	    "  --lldp-tx[=SECONDS]  announce the appliance by LLDP on every port of every\n"
+	    "                       uplink every SECONDS (1 to 3600; default 30), TTL 4 x\n"
+	    "                       SECONDS, and a shutdown LLDPDU at a stop (a shaper only)\n"
 	    "  --check-config FILE  check FILE as a start would (the pod map, its declaration,\n"
 	    "                       the ledger directory, the key and the TPM), print\n"
 	    "                       'configuration OK' and its digest\n"
@@ -99,6 +106,7 @@ main(int argc, char **argv)
 		{ "map-only", no_argument, NULL, 'M' },
 		{ "ptp4l", required_argument, NULL, 'p' },
 		{ "ptp4l-domain", required_argument, NULL, 'D' },
+		{ "lldp-tx", optional_argument, NULL, 'L' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -106,6 +114,7 @@ main(int argc, char **argv)
 	const char *config = NULL, *check = NULL, *ptp4l = NULL;
 	bool canonical = false, map_only = false, domain_given = false;
 	uint8_t domain = 0;
+	unsigned lldp_tx = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
@@ -128,6 +137,16 @@ main(int argc, char **argv)
 			}
 			domain_given = true;
 			break;
+		case 'L':
+			lldp_tx = PC_LLDP_TX_DEFAULT_S;
+			if (optarg != NULL && pc_lldp_tx_parse_interval(optarg, &lldp_tx) != 0) {
+				fprintf(stderr,
+					"podcapd: --lldp-tx=%s: not a number of seconds from 1 to "
+					"%u\n",
+					optarg, PC_LLDP_TX_MAX_S);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'V':
 			return print_version();
 		case 'h': usage(stdout); return EXIT_SUCCESS;
@@ -148,6 +167,16 @@ main(int argc, char **argv)
 	struct pc_tls *tls;
 	if (pc_podmap_load_run(config, &cfg, &decl, &tls) != 0)
 		return EXIT_USAGE;
+	/* a tap only observes: it sends nothing, not even its own name */
+	if (lldp_tx != 0 && cfg.role != PC_ROLE_SHAPER) {
+		fprintf(stderr,
+			"podcapd: --lldp-tx: the pod map's role is a tap, which transmits "
+			"nothing\n");
+		pc_tls_put(tls);
+		pc_config_free(&cfg);
+		return EXIT_USAGE;
+	}
+	pc_lldp_tx_enable(lldp_tx);
 	pd_signals_install();
 
 	/* the key is read by the signer process only, before DPDK maps anything */

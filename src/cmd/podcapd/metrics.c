@@ -18,6 +18,7 @@
 #include "daemon/control.h"
 #include "daemon/declared.h"
 #include "daemon/links.h"
+#include "daemon/lldp_tx.h"
 #include "metrics.h"
 #include "daemon/recorder.h"
 #include "daemon/timing.h"
@@ -539,6 +540,34 @@ lldp_families(struct text *t, const struct pc_links_snapshot *s)
 				     (unsigned long)s->port[u][d].lldp[r]);
 }
 
+/* podcapd's own LLDPDUs (lldp_tx.h): samples only with --lldp-tx. */
+static void
+lldp_tx_families(struct text *t)
+{
+	struct pc_lldp_tx_counts *c = calloc(1, sizeof(*c));
+	char uplink[LABEL_LEN];
+
+	if (c == NULL) {
+		t->failed = 1;
+		return;
+	}
+	pc_lldp_tx_counts(c);
+	family(t, "podcap_lldp_tx_frames_total", "counter",
+	       "LLDP frames podcapd sent of itself (--lldp-tx), per uplink, side and result: "
+	       "sent, failed (no buffer, or the port took none); shutdown LLDPDUs included.");
+	for (unsigned u = 0; u < c->nuplinks; u++)
+		for (unsigned d = 0; d < PC_DIR_COUNT; d++)
+			for (unsigned r = 0; r < PC_LLDP_TX_RESULT_COUNT; r++)
+				emit(t,
+				     "podcap_lldp_tx_frames_total{uplink=\"%s\",side=\"%s\","
+				     "result=\"%s\"} %lu\n",
+				     label_value(uplink, c->uplink[u]),
+				     pc_links_side_name((enum pc_dir)d),
+				     pc_lldp_tx_result_name((enum pc_lldp_tx_result)r),
+				     (unsigned long)c->n[u][d][r]);
+	free(c);
+}
+
 /* The links and neighbours: every family declared, with samples once podcapd observes. */
 static void
 links_families(struct text *t)
@@ -553,6 +582,7 @@ links_families(struct text *t)
 		s->nuplinks = 0;
 	link_state_families(t, s);
 	lldp_families(t, s);
+	lldp_tx_families(t);
 	free(s);
 }
 

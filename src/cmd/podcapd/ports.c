@@ -9,6 +9,7 @@
 
 #include "eal.h"
 #include "daemon/lldp_rx.h"
+#include "daemon/lldp_tx.h"
 #include "daemon/log.h"
 #include "ports.h"
 
@@ -56,7 +57,11 @@ queues_conf(uint16_t port, const char *what, const struct rte_eth_dev_info *info
 	return 0;
 }
 
-/* A tap's port receives only: it has no transmit queue to send on. */
+/*
+ * A tap's port receives only: it has no transmit queue to send on. With
+ * --lldp-tx, a port that can have one more TX queue than its workers gets
+ * it, for the control thread alone (daemon/lldp_tx.h).
+ */
 static int
 port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t max_frame,
 	   uint16_t nq, bool rx_only)
@@ -80,13 +85,16 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 	/* a link change is read at once where the driver interrupts for it (links.c) */
 	if (info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
 		conf.intr_conf.lsc = 1;
-	rc = rte_eth_dev_configure(port, nq, rx_only ? 0 : nq, &conf);
+	uint16_t ntxq = rx_only ? 0 : nq;
+	if (!rx_only && pc_lldp_tx_enabled() && info.max_tx_queues > nq)
+		ntxq = nq + 1;
+	rc = rte_eth_dev_configure(port, nq, ntxq, &conf);
 	if (rc == -EINVAL && conf.rxmode.mtu != 0) {
 		/* the device takes smaller frames than max_frame: it cannot receive larger ones either */
 		PC_LOG(WARNING, "%s: frames of %u bytes are larger than the device takes (%u); "
 		       "using its default MTU\n", what, max_frame, info.max_rx_pktlen);
 		conf.rxmode.mtu = 0;
-		rc = rte_eth_dev_configure(port, nq, rx_only ? 0 : nq, &conf);
+		rc = rte_eth_dev_configure(port, nq, ntxq, &conf);
 	}
 	if (rc != 0)
 		return rc;
@@ -99,6 +107,14 @@ port_start(uint16_t port, const char *what, struct rte_mempool *pool, uint32_t m
 		if (rc != 0)
 			return rc;
 		rc = rx_only ? 0 : rte_eth_tx_queue_setup(port, q, ntx, socket, NULL);
+		if (rc != 0)
+			return rc;
+	}
+	if (ntxq > nq) {
+		uint16_t nlldp = PC_LLDP_TX_DESC;
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, NULL, &nlldp);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(port, nq, nlldp, socket, NULL);
 		if (rc != 0)
 			return rc;
 	}

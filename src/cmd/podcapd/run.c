@@ -22,6 +22,7 @@
 #include "daemon/control.h"
 #include "daemon/dataplane.h"
 #include "daemon/links.h"
+#include "daemon/lldp_tx.h"
 #include "daemon/log.h"
 #include "metrics.h"
 #include "witnesses.h"
@@ -169,8 +170,8 @@ watchdog_check(void)
 
 /*
  * Sleeps until `deadline_ns` on `now`'s clock, a signal or the signer's
- * end, in short slices, checking the watchdog and the links (links.h)
- * between them.
+ * end, in short slices, checking the watchdog and the links (links.h) and
+ * sending podcapd's own LLDPDUs (lldp_tx.h) between them.
  */
 static void
 sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
@@ -179,6 +180,7 @@ sleep_until(uint64_t deadline_ns, uint64_t (*now_ns)(void))
 	       !declaration_check()) {
 		watchdog_check();
 		pc_links_poll();
+		pc_lldp_tx_poll();
 		uint64_t now = now_ns();
 		if (now >= deadline_ns)
 			return;
@@ -420,6 +422,8 @@ stop_forwarding(struct pc_timeline *tl)
 	notify_stopping();
 	__atomic_store_n(&pc_dp.stop, true, __ATOMIC_RELAXED);
 	rte_eal_mp_wait_lcore();
+	/* nothing crosses any more: the switches hear it now, not at the TTL's end */
+	pc_lldp_tx_stop();
 	pc_timeline_stop(tl);
 }
 
@@ -523,7 +527,8 @@ pd_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	pc_dp.pool = create_pool(cfg);
 	if (pc_dp.pool == NULL)
 		goto out;
-	if (pd_ports_start(cfg, pc_dp.pool, ports) != 0 || pc_links_start(cfg, cports) != 0)
+	if (pd_ports_start(cfg, pc_dp.pool, ports) != 0 || pc_links_start(cfg, cports) != 0 ||
+	    pc_lldp_tx_start(cfg, cports) != 0)
 		goto out_ports;
 	/* the table takes the pod map over: cfg is empty after this */
 	struct pc_table *t = pc_table_create(cfg, cports, pc_dp.nworkers, pc_dp.hz, 0);
@@ -532,6 +537,7 @@ pd_run(const char *path, struct pc_config *cfg, const struct pc_declared *decl,
 	if (t != NULL)
 		status = serve(path, t, cports, 1, signer, tls, covered_ns);
 out_ports:
+	pc_lldp_tx_stop(); /* when forwarding never started (stop_forwarding sends it otherwise) */
 	pc_links_stop();
 	pd_ports_stop(nuplinks, cports);
 out:
