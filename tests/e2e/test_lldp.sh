@@ -104,11 +104,20 @@ lldp_counts()
 	ip netns exec "$1" lldpcli -u "/run/lldpd/$1.sock" show statistics -f json |
 	    python3 -c '
 import json, sys
-i = json.load(sys.stdin)["lldp-statistics"]["interface"]
-i = i[0] if isinstance(i, list) else i
-s = next(iter(i.values()))
-v = lambda k: s[k][k] if isinstance(s[k], dict) else s[k]
-print(v("ageout_cnt"), v("delete_cnt"))'
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o:
+            v = o[k]
+            return v[k] if isinstance(v, dict) else v
+        o = list(o.values())
+    if isinstance(o, list):
+        for x in o:
+            v = find(x, k)
+            if v is not None:
+                return v
+    return None
+d = json.load(sys.stdin)
+print(find(d, "ageout_cnt"), find(d, "delete_cnt"))'
 }
 
 # metric NAME LABELS: the value of the one sample of NAME whose labels
