@@ -298,21 +298,22 @@ done
 # TTL runs out (that would count as an age-out)
 [ "$(neighbors podsw)" = 1 ] && [ "$(neighbors fabric)" = 1 ] ||
 	fail "before the stop: pod switch $(neighbors podsw), fabric $(neighbors fabric) neighbours"
-pod_before=$(lldp_counts podsw)
-fab_before=$(lldp_counts fabric)
+declare -A before
+before[podsw]=$(lldp_counts podsw)
+before[fabric]=$(lldp_counts fabric)
 pc_podcapd_stop 30 || fail "podcapd did not stop cleanly"
 for _ in $(seq 50); do
 	[ "$(neighbors podsw)" = 0 ] && [ "$(neighbors fabric)" = 0 ] && break
 	sleep 0.2
 done
-for sw in podsw:$pod_before fabric:$fab_before; do
-	ns=${sw%%:*} before=${sw#*:}
+for ns in podsw fabric; do
+	b=${before[$ns]}
 	after=$(lldp_counts "$ns")
 	# ageout and delete: the age-outs unchanged, one more deletion
-	want="${before%% *} $((${before##* } + 1))"
+	want="${b%% *} $((${b##* } + 1))"
 	[ "$(neighbors "$ns")" = 0 ] && [ "$after" = "$want" ] &&
-	    pass "lldpd in $ns deleted the appliance at its shutdown LLDPDU (age-outs, deletions: $before -> $after)" ||
-	    fail "lldpd in $ns after the stop: $(neighbors "$ns") neighbours, age-outs and deletions $before -> $after"
+	    pass "lldpd in $ns deleted the appliance at its shutdown LLDPDU (age-outs, deletions: $b -> $after)" ||
+	    fail "lldpd in $ns after the stop: $(neighbors "$ns") neighbours, age-outs and deletions $b -> $after"
 done
 grep -q "shutdown LLDPDU sent on every port" "$PC_PODCAPD_ERR" &&
     pass "podcapd logs its shutdown LLDPDUs" || fail "no shutdown LLDPDU line in podcapd's log"
