@@ -69,6 +69,23 @@ pc_skip()
 	exit "$PC_SKIP"
 }
 
+# A test's checks: each says PASS or FAIL, and the FAILs are counted in
+# $failures, which the test turns into its exit status.
+failures=0
+
+pass()
+{
+	printf 'PASS  %s
+' "$*"
+}
+
+fail()
+{
+	printf 'FAIL  %s
+' "$*"
+	failures=$((failures + 1))
+}
+
 # Outside the sandbox: what the testbed needs, or skip.
 pc_require()
 {

@@ -46,13 +46,6 @@ SILENCE=30s
 # whole windows of the bypass at least (1 s windows), and the seconds it lasts
 BYPASS_WINDOWS=3
 BYPASS_S=5
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail()
-{
-	printf 'FAIL  %s\n' "$*"
-	failures=$((failures + 1))
-}
 
 # lldpd_start NS IFACE HOSTNAME [CHASSIS PORT]: lldpd on one interface,
 # sending every second; its port id the interface's name, or CHASSIS and
@@ -260,11 +253,9 @@ alone, tap, limit = (json.load(open(f"{d}/{n}.json")) for n in ("moved-alone", "
 why = []
 outage = up_at - down_at
 
-
 def when(s):
     return int(datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ")
                .replace(tzinfo=datetime.timezone.utc).timestamp()) * 10**9
-
 
 # the shaper's log alone: nothing refused, the time down reported
 ports = {(p["uplink"], p["side"]): p for p in alone["cables"]["ports"]}

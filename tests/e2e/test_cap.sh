@@ -33,19 +33,6 @@ WINDOW_S=1           # as in podmap.yaml.in
 IPERF_S=10
 RTT_LIMIT_MS=5
 
-failures=0
-
-pass()
-{
-	printf 'PASS  %s\n' "$*"
-}
-
-fail()
-{
-	printf 'FAIL  %s\n' "$*"
-	failures=$((failures + 1))
-}
-
 # in_range VALUE LOW HIGH: LOW <= VALUE <= HIGH, as real numbers.
 in_range()
 {

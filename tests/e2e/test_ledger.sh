@@ -26,10 +26,6 @@ done
 
 pc_sandbox "$@"
 
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-
 # rx_bytes NS DEV: bytes the interface has received.
 rx_bytes()
 {

@@ -36,10 +36,6 @@ done
 
 pc_sandbox "$@"
 
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-
 # lldpd_start NS IFACE HOSTNAME [PORTIDSUBTYPE]: lldpd on one interface,
 # sending every second, with a control socket of its own.
 lldpd_start()

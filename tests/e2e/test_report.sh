@@ -29,9 +29,6 @@ command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || pc_skip "no chromium (tool
 
 pc_sandbox "$@"
 
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
 # keep the screenshots where a person can look at them
 shots=${PC_REPORT_DIR:-$PC_TMP}
 

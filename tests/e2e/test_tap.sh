@@ -44,14 +44,6 @@ IPERF_S=4
 # one machine, one clock: the offset is the two observers' ring and
 # scheduling latencies, which on 2 shared cores reach tens of ms
 OFFSET=50ms
-failures=0
-
-pass() { printf 'PASS  %s\n' "$*"; }
-fail()
-{
-	printf 'FAIL  %s\n' "$*"
-	failures=$((failures + 1))
-}
 
 # tap_map NAME ROLE UP_IF DOWN_IF N [KEY: VALUE]: a tap's pod map, the
 # shaper's pods; KEY: VALUE an appliance key of its own.

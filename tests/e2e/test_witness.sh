@@ -29,10 +29,6 @@ done
 
 pc_sandbox "$@"
 
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-
 secs=16
 [ "${PODCAP_E2E_FULL:-}" = 1 ] && secs=60
 
